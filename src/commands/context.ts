@@ -1,0 +1,59 @@
+/**
+ * What every subcommand needs: configuration (loaded once, on demand, with the command's flag
+ * overrides), the root logger, and one way of turning failures into exit codes.
+ */
+import type { Command } from 'commander';
+import { loadConfig, type Config, type ConfigInput } from '../config.js';
+import { ConfigError, UsageError, errorMessage } from '../errors.js';
+import { createLogger, type Logger } from '../logger.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export interface CommandContext {
+  config: Config;
+  logger: Logger;
+}
+
+export interface ContextOptions {
+  overrides?: ConfigInput;
+  /** Long-running processes log to stdout; one-shot commands whose stdout is a report use stderr. */
+  logFd?: 1 | 2;
+}
+
+export function createContext(options: ContextOptions = {}): CommandContext {
+  const config = loadConfig({ overrides: options.overrides });
+  const logger = createLogger({ level: config.logLevel, fd: options.logFd ?? 2 });
+  return { config, logger };
+}
+
+/**
+ * Wraps a command's action: configuration and usage errors print one line and exit 2, nothing
+ * touched; anything else is logged and exits 1. The action returns its own exit code.
+ */
+export function action<Args extends unknown[]>(
+  run: (...args: Args) => Promise<number | void>,
+): (...args: Args) => Promise<void> {
+  return async (...args: Args) => {
+    try {
+      process.exitCode = (await run(...args)) ?? EXIT_OK;
+    } catch (error) {
+      process.exitCode = reportFailure(error, args.at(-1) as Command | undefined);
+    }
+  };
+}
+
+export function reportFailure(error: unknown, command?: Command): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`events-mirror: ${error.message}\n`);
+    if (command) process.stderr.write(`\n${command.helpInformation()}`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`events-mirror: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  process.stderr.write(`events-mirror: ${errorMessage(error)}\n`);
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,349 @@
+/**
+ * Configuration, read once and frozen. Layers, later wins:
+ *   built-in defaults ← config/default.json ← config/$NODE_ENV.json ← $EVENTS_MIRROR_CONFIG
+ *   ← environment ← command-line overrides.
+ * This is the only module that reads process.env. Secrets (the private key) come from the
+ * environment only; a config file that holds one is refused.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { SCOPE_FORM, tryParseScope, type Scope } from './scope.js';
+import { parseIsoDate } from './time.js';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const isoDate = z.string().refine((v) => parseIsoDate(v) !== undefined, {
+  message: 'expected an ISO 8601 date or date-time such as 2026-11-01 or 2026-11-01T00:00:00Z',
+});
+const scopeText = z.string().refine((v) => tryParseScope(v) !== undefined, { message: `expected ${SCOPE_FORM}` });
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+
+const scopeEntrySchema = z.union([
+  scopeText,
+  z
+    .object({
+      scope: scopeText,
+      eventTypes: z.array(z.string().min(1)).optional(),
+      includeRaw: z.boolean().optional(),
+      startDate: isoDate.optional(),
+    })
+    .strict(),
+]);
+
+const configSchema = z
+  .object({
+    api: z
+      .object({
+        baseUrl: z.url().default('https://cloud.mongodb.com/api/public/v1.0'),
+        publicKey: z.string().min(1).optional(),
+        privateKey: z.string().min(1).optional(),
+        caFile: z.string().min(1).optional(),
+        /** Turns certificate verification off. Never the default; logged loudly when on. */
+        insecureSkipTlsVerify: z.boolean().default(false),
+        httpProxy: z.string().optional(),
+        httpsProxy: z.string().optional(),
+        noProxy: z.string().optional(),
+        requestTimeoutMs: positiveInt.default(30_000),
+        itemsPerPage: z.number().int().min(1).max(500).default(500),
+        maxAttempts: positiveInt.default(8),
+        baseRetryDelayMs: positiveInt.default(500),
+        maxRetryDelayMs: positiveInt.default(60_000),
+        /** Total time one request may spend across its retries. */
+        retryDeadlineMs: positiveInt.default(10 * 60_000),
+        requestsPerMinute: z
+          .object({ group: positiveInt.default(100), org: positiveInt.default(250) })
+          .strict()
+          .default({ group: 100, org: 250 }),
+      })
+      .strict()
+      .prefault({}),
+    scopes: z.array(scopeEntrySchema).default([]),
+    sync: z
+      .object({
+        startDate: isoDate.optional(),
+        /** Used when startDate is unset: a scope's first run starts this many days back. */
+        initialDays: positiveInt.default(30),
+        lookbackSeconds: nonNegativeInt.default(900),
+        settleSeconds: nonNegativeInt.default(5),
+        windowSeconds: positiveInt.default(86_400),
+        maxPagesPerWindow: positiveInt.default(20),
+        concurrency: positiveInt.default(4),
+        includeRaw: z.boolean().default(false),
+        eventTypes: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .prefault({}),
+    scheduler: z
+      .object({ pollIntervalSeconds: positiveInt.default(60) })
+      .strict()
+      .prefault({}),
+    worker: z
+      .object({
+        concurrency: positiveInt.default(4),
+        metricsPort: nonNegativeInt.max(65_535).default(9464),
+        shutdownTimeoutMs: positiveInt.default(30_000),
+      })
+      .strict()
+      .prefault({}),
+    database: z
+      .object({
+        url: z.string().min(1).optional(),
+        schema: z.string().regex(IDENTIFIER, 'expected a plain lower-case SQL identifier such as events_mirror').default('events_mirror'),
+        dataDir: z.string().min(1).default('./data'),
+      })
+      .strict()
+      .prefault({}),
+    redis: z
+      .object({
+        url: z.string().min(1).default('redis://127.0.0.1:6379'),
+        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/).default('events-mirror'),
+      })
+      .strict()
+      .prefault({}),
+    logLevel: z.enum(LOG_LEVELS).default('info'),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+type ParsedConfig = z.output<typeof configSchema>;
+
+export interface ScopeSettings {
+  readonly scope: Scope;
+  readonly eventTypes: readonly string[];
+  readonly includeRaw: boolean;
+  readonly startDate: string | undefined;
+}
+
+export type Config = Readonly<Omit<ParsedConfig, 'scopes'>> & {
+  readonly scopes: readonly ScopeSettings[];
+};
+
+interface EnvBinding {
+  readonly name: string;
+  readonly path: readonly string[];
+  readonly kind: 'string' | 'int' | 'bool' | 'list';
+}
+
+/** Every environment variable the project reads, and the config key it sets. */
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { name: 'EVENTS_API_BASE_URL', path: ['api', 'baseUrl'], kind: 'string' },
+  { name: 'EVENTS_API_PUBLIC_KEY', path: ['api', 'publicKey'], kind: 'string' },
+  { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'], kind: 'string' },
+  { name: 'EVENTS_API_CA_FILE', path: ['api', 'caFile'], kind: 'string' },
+  { name: 'EVENTS_API_INSECURE_SKIP_TLS_VERIFY', path: ['api', 'insecureSkipTlsVerify'], kind: 'bool' },
+  { name: 'HTTP_PROXY', path: ['api', 'httpProxy'], kind: 'string' },
+  { name: 'HTTPS_PROXY', path: ['api', 'httpsProxy'], kind: 'string' },
+  { name: 'NO_PROXY', path: ['api', 'noProxy'], kind: 'string' },
+  { name: 'EVENTS_SCOPES', path: ['scopes'], kind: 'list' },
+  { name: 'EVENTS_START_DATE', path: ['sync', 'startDate'], kind: 'string' },
+  { name: 'EVENTS_LOOKBACK_SECONDS', path: ['sync', 'lookbackSeconds'], kind: 'int' },
+  { name: 'EVENTS_SYNC_CONCURRENCY', path: ['sync', 'concurrency'], kind: 'int' },
+  { name: 'EVENTS_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pollIntervalSeconds'], kind: 'int' },
+  { name: 'WORKER_CONCURRENCY', path: ['worker', 'concurrency'], kind: 'int' },
+  { name: 'METRICS_PORT', path: ['worker', 'metricsPort'], kind: 'int' },
+  { name: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },
+  { name: 'WAREHOUSE_SCHEMA', path: ['database', 'schema'], kind: 'string' },
+  { name: 'EVENTS_MIRROR_DATA_DIR', path: ['database', 'dataDir'], kind: 'string' },
+  { name: 'REDIS_URL', path: ['redis', 'url'], kind: 'string' },
+  { name: 'REDIS_PREFIX', path: ['redis', 'prefix'], kind: 'string' },
+  { name: 'LOG_LEVEL', path: ['logLevel'], kind: 'string' },
+];
+
+const SECRET_KEYS = new Set(['privateKey']);
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Folder holding default.json and <NODE_ENV>.json; defaults to the project's `config/`. */
+  configDir?: string;
+  /** Highest layer: values from command-line flags. */
+  overrides?: ConfigInput;
+}
+
+export function defaultConfigDir(): string {
+  // src/config.ts and dist/src/config.js both sit one level below a folder that holds config/.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.resolve(here, '..', 'config'), path.resolve(here, '..', '..', 'config')]) {
+    if (existsSync(path.join(candidate, 'default.json'))) return candidate;
+  }
+  return path.resolve(here, '..', 'config');
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const configDir = options.configDir ?? defaultConfigDir();
+  const layers: Array<{ source: string; value: Record<string, unknown> }> = [];
+
+  layers.push(readJsonLayer(path.join(configDir, 'default.json'), false));
+  const nodeEnv = env.NODE_ENV;
+  if (nodeEnv && /^[A-Za-z0-9_-]+$/.test(nodeEnv)) {
+    layers.push(readJsonLayer(path.join(configDir, `${nodeEnv}.json`), false));
+  }
+  if (env.EVENTS_MIRROR_CONFIG) layers.push(readJsonLayer(path.resolve(env.EVENTS_MIRROR_CONFIG), true));
+  for (const layer of layers) refuseSecretsInFile(layer.value, layer.source);
+  layers.push({ source: 'environment', value: readEnvLayer(env) });
+  if (options.overrides) layers.push({ source: 'command line', value: options.overrides as Record<string, unknown> });
+
+  const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
+  return freeze(finish(parsed.data));
+}
+
+function readJsonLayer(file: string, required: boolean): { source: string; value: Record<string, unknown> } {
+  if (!existsSync(file)) {
+    if (required) throw new ConfigError(`config file ${file} (EVENTS_MIRROR_CONFIG) does not exist: fix the path or unset the variable`);
+    return { source: file, value: {} };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
+  return { source: file, value: value as Record<string, unknown> };
+}
+
+function refuseSecretsInFile(value: unknown, source: string, at: string[] = []): void {
+  if (typeof value !== 'object' || value === null) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (SECRET_KEYS.has(key)) {
+      throw new ConfigError(
+        `config file ${source} sets ${[...at, key].join('.')}: secrets come from the environment only; remove it and set EVENTS_API_PRIVATE_KEY`,
+      );
+    }
+    refuseSecretsInFile(inner, source, [...at, key]);
+  }
+}
+
+function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const layer: Record<string, unknown> = {};
+  for (const binding of ENV_BINDINGS) {
+    const raw = env[binding.name] ?? (binding.name.endsWith('PROXY') ? env[binding.name.toLowerCase()] : undefined);
+    if (raw === undefined || raw.trim() === '') continue;
+    setPath(layer, binding.path, convertEnvValue(binding, raw.trim()));
+  }
+  return layer;
+}
+
+function convertEnvValue(binding: EnvBinding, raw: string): unknown {
+  switch (binding.kind) {
+    case 'string':
+      return raw;
+    case 'list':
+      return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    case 'int': {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${binding.name}="${raw}": expected a whole number such as 900`);
+      return Number(raw);
+    }
+    case 'bool': {
+      if (/^(1|true|yes)$/i.test(raw)) return true;
+      if (/^(0|false|no)$/i.test(raw)) return false;
+      throw new ConfigError(`${binding.name}="${raw}": expected true or false`);
+    }
+  }
+}
+
+function describeIssues(error: z.ZodError): string {
+  const lines = error.issues.map((issue) => {
+    const key = issue.path.map(String).join('.') || '(root)';
+    const envName = ENV_BINDINGS.find((b) => b.path.join('.') === issue.path.slice(0, b.path.length).join('.'))?.name;
+    const where = envName ? `${key} (${envName})` : key;
+    return `${where}: ${issue.message}`;
+  });
+  return `invalid configuration: ${lines.join('; ')}`;
+}
+
+function finish(parsed: ParsedConfig): Config {
+  const seen = new Set<string>();
+  const scopes: ScopeSettings[] = [];
+  for (const entry of parsed.scopes) {
+    const text = typeof entry === 'string' ? entry : entry.scope;
+    const scope = tryParseScope(text)!;
+    if (seen.has(scope.key)) continue;
+    seen.add(scope.key);
+    scopes.push({
+      scope,
+      eventTypes: typeof entry === 'string' ? parsed.sync.eventTypes : (entry.eventTypes ?? parsed.sync.eventTypes),
+      includeRaw: typeof entry === 'string' ? parsed.sync.includeRaw : (entry.includeRaw ?? parsed.sync.includeRaw),
+      startDate: typeof entry === 'string' ? parsed.sync.startDate : (entry.startDate ?? parsed.sync.startDate),
+    });
+  }
+  return { ...parsed, scopes };
+}
+
+/** Fails with a clear line when the API key pair is missing; for commands that call the API. */
+export function requireApiCredentials(config: Config): { publicKey: string; privateKey: string } {
+  const missing = [
+    config.api.publicKey ? undefined : 'EVENTS_API_PUBLIC_KEY',
+    config.api.privateKey ? undefined : 'EVENTS_API_PRIVATE_KEY',
+  ].filter((name): name is string => name !== undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(`missing API key pair: set ${missing.join(' and ')} (the API key's public and private key)`);
+  }
+  return { publicKey: config.api.publicKey!, privateKey: config.api.privateKey! };
+}
+
+/** Fails with a clear line when no scope is configured; for commands that sync every scope. */
+export function requireScopes(config: Config): readonly ScopeSettings[] {
+  if (config.scopes.length === 0) {
+    throw new ConfigError(`no scopes configured: set EVENTS_SCOPES to a comma list of ${SCOPE_FORM}, or "scopes" in a config file`);
+  }
+  return config.scopes;
+}
+
+/** The settings for one scope, configured or not (a backfill may name any scope). */
+export function scopeSettings(config: Config, scope: Scope): ScopeSettings {
+  return (
+    config.scopes.find((s) => s.scope.key === scope.key) ?? {
+      scope,
+      eventTypes: config.sync.eventTypes,
+      includeRaw: config.sync.includeRaw,
+      startDate: config.sync.startDate,
+    }
+  );
+}
+
+/** A copy safe to log or print: the private key replaced. */
+export function redactedConfig(config: Config): unknown {
+  return { ...config, api: { ...config.api, privateKey: config.api.privateKey ? '[redacted]' : undefined } };
+}
+
+function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = target;
+  keys.slice(0, -1).forEach((key) => {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[keys[keys.length - 1]!] = value;
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const existing = out[key];
+    out[key] =
+      isPlainObject(existing) && isPlainObject(value) ? deepMerge(existing, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function freeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) freeze(inner);
+  }
+  return value;
+}

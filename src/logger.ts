@@ -1,0 +1,59 @@
+/**
+ * One root pino logger, built by the CLI and passed down; child loggers per job carry
+ * `{ scope, window, jobId }`. Secrets are redacted by path, and never logged on purpose.
+ */
+import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+/** Paths pino replaces with "[redacted]" wherever they appear in a log object. */
+export const REDACT_PATHS = [
+  'privateKey',
+  '*.privateKey',
+  '*.*.privateKey',
+  'password',
+  '*.password',
+  'authorization',
+  'Authorization',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  'req.headers.authorization',
+  'DATABASE_URL',
+  'databaseUrl',
+];
+
+export interface LoggerOptions {
+  level: LevelWithSilent;
+  /** Where lines go; defaults to stdout (fd 1). One-shot commands whose stdout is a report use 2. */
+  fd?: 1 | 2;
+  /** Human-readable lines; defaults to on when the destination is a terminal. */
+  pretty?: boolean;
+  /** For tests: capture lines instead of writing to a file descriptor. */
+  stream?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const fd = options.fd ?? 1;
+  const base = {
+    level: options.level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (options.stream) return pino(base, options.stream);
+  const usePretty = options.pretty ?? (fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) === true;
+  if (usePretty) {
+    return pino(base, pretty({ destination: fd, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+  }
+  return pino(base, pino.destination({ fd, sync: fd === 2 }));
+}
+
+/** A logger that drops everything, for library callers and tests that do not care. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

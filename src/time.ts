@@ -1,0 +1,37 @@
+/**
+ * Date handling shared by the client, the emulator and the CLI. The API takes and gives ISO 8601
+ * UTC timestamps with one-second resolution; we always send `YYYY-MM-DDTHH:MM:SSZ`.
+ */
+
+/** `YYYY-MM-DDTHH:MM:SSZ`, whole seconds (fractions are truncated, never rounded up). */
+export function formatApiDate(date: Date | number): string {
+  const ms = typeof date === 'number' ? date : date.getTime();
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+// Date, optional time with optional fraction, and a zone (Z or ±HH:MM) when a time is given.
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/**
+ * Parses an ISO 8601 date or date-time strictly. A bare date means midnight UTC. Returns
+ * undefined for anything else, including impossible dates such as 2026-02-30, so a malformed
+ * date is an error for the caller to report rather than silently ignored.
+ */
+export function parseIsoDate(text: string): Date | undefined {
+  const match = ISO_8601.exec(text.trim());
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s] = match;
+  const date = new Date(match[4] === undefined ? `${y}-${mo}-${d}T00:00:00Z` : text.trim().replace(' ', 'T'));
+  if (Number.isNaN(date.getTime())) return undefined;
+  // Reject overflowed fields (Date silently rolls 2026-02-30 to March).
+  if (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > 31) return undefined;
+  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59)) return undefined;
+  const daysInMonth = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+  if (Number(d) > daysInMonth) return undefined;
+  return date;
+}
+
+export function secondsToMs(seconds: number): number {
+  return seconds * 1000;
+}

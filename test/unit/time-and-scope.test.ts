@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { eventsPath, parseScope, tryParseScope } from '../../src/scope.js';
+import { formatApiDate, parseIsoDate } from '../../src/time.js';
+
+describe('formatApiDate', () => {
+  it('sends whole seconds in UTC with a Z', () => {
+    expect(formatApiDate(new Date('2026-11-22T10:11:12.999Z'))).toBe('2026-11-22T10:11:12Z');
+    expect(formatApiDate(Date.UTC(2026, 0, 1))).toBe('2026-01-01T00:00:00Z');
+  });
+});
+
+describe('parseIsoDate', () => {
+  it.each([
+    ['2026-11-01', '2026-11-01T00:00:00.000Z'],
+    ['2026-11-01T10:00:00Z', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01T10:00Z', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01T10:00:00.250Z', '2026-11-01T10:00:00.250Z'],
+    ['2026-11-01T12:00:00+02:00', '2026-11-01T10:00:00.000Z'],
+  ])('accepts %s', (text, iso) => {
+    expect(parseIsoDate(text)?.toISOString()).toBe(iso);
+  });
+
+  it.each(['', 'yesterday', '2026-13-01', '2026-02-30', '2026-11-01T25:00:00Z', '2026-11-01T10:00:00', '1700000000'])(
+    'refuses %s',
+    (text) => {
+      expect(parseIsoDate(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('scopes', () => {
+  it('parses both forms and builds the endpoint path', () => {
+    expect(eventsPath(parseScope('org:5f1a'))).toBe('/orgs/5f1a/events');
+    expect(eventsPath(parseScope('group:abc_1'))).toBe('/groups/abc_1/events');
+    expect(parseScope(' org:x ').key).toBe('org:x');
+  });
+
+  it('refuses other forms', () => {
+    for (const text of ['project:1', 'org:', 'org', 'group:a/b', 'org:a:b']) expect(tryParseScope(text)).toBeUndefined();
+    expect(() => parseScope('orgs:1')).toThrow(/expected `org:<orgId>` or `group:<groupId>`/);
+  });
+});
