@@ -93,3 +93,17 @@ export interface ApiErrorBody {
   parameters: unknown[];
   reason: string;
 }
+
+/** An event that passed validation: it has a string `id` and a parseable `created`. */
+export interface ValidEvent {
+  readonly id: string;
+  readonly created: Date;
+  /** The event exactly as received, unknown fields included. */
+  readonly payload: ApiEvent;
+}
+
+/** An event set aside: it stays in the warehouse's `rejected_events` with the reason. */
+export interface RejectedEvent {
+  readonly reason: string;
+  readonly payload: unknown;
+}
