@@ -1,0 +1,79 @@
+/** `events-mirror sync [--once]`: every configured scope from its checkpoint to now, in-process. */
+import type { Command } from 'commander';
+import { requireApiCredentials, requireScopes, scopeSettings, type Config } from '../config.js';
+import { UsageError } from '../errors.js';
+import { renderSyncSummary } from '../report/sync-summary.js';
+import { mapWithConcurrency } from '../sync/concurrency.js';
+import { openSyncRuntime } from '../sync/runtime.js';
+import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
+import type { Scope } from '../scope.js';
+import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
+import { collectScopes, positiveInt } from './options.js';
+
+interface SyncOptions {
+  once?: boolean;
+  scope?: Scope[];
+  concurrency?: number;
+}
+
+export function registerSyncCommand(program: Command): void {
+  program
+    .command('sync')
+    .description('sync every configured scope from its checkpoint to now, in-process (no Redis needed)')
+    .option('--once', 'one pass, print a summary table, exit 0 only if every scope succeeded')
+    .option('--scope <scope>', 'only this scope (repeatable, or a comma list); default: every configured scope', collectScopes)
+    .option('--concurrency <n>', 'scopes synced in parallel (default: sync.concurrency)', positiveInt)
+    .action(action(async (options: SyncOptions) => runSync(options)));
+}
+
+async function runSync(options: SyncOptions): Promise<number> {
+  const { config, logger } = createContext({
+    logFd: 2,
+    ...(options.concurrency ? { overrides: { sync: { concurrency: options.concurrency } } } : {}),
+  });
+  requireApiCredentials(config);
+  const scopes = selectScopes(config, options.scope);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const runtime = await openSyncRuntime(config, logger, { signal: stop.signal });
+  try {
+    for (;;) {
+      const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
+        syncScope(runtime.ctx, settings, { mode: 'sync' }),
+      );
+      process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
+      if (options.once || stop.signal.aborted) return exitCodeFor(results);
+      await sleep(config.scheduler.pollIntervalSeconds * 1000, stop.signal);
+      if (stop.signal.aborted) return exitCodeFor(results);
+      logger.info(`next pass over ${scopes.length} scopes`);
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await runtime.close();
+  }
+}
+
+function selectScopes(config: Config, chosen: Scope[] | undefined) {
+  if (!chosen || chosen.length === 0) return requireScopes(config);
+  const known = new Set(config.scopes.map((s) => s.scope.key));
+  const unknown = chosen.filter((s) => !known.has(s.key));
+  if (unknown.length > 0 && config.scopes.length > 0) {
+    throw new UsageError(`--scope ${unknown.map((s) => s.key).join(', ')} is not configured: add it to EVENTS_SCOPES or drop the flag`);
+  }
+  return chosen.map((scope) => scopeSettings(config, scope));
+}
+
+/** Skipped scopes are being synced by another runner right now: not a failure. */
+function exitCodeFor(results: readonly ScopeRunResult[]): number {
+  return results.every((r) => r.status !== 'failed') ? EXIT_OK : EXIT_FAILURE;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}

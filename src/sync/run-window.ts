@@ -1,0 +1,151 @@
+/**
+ * The one job handler: read one scope over one window, newest first, and land every page.
+ *
+ * Each page is upserted in its own transaction with its rejected events; on the window's last page
+ * the checkpoint moves in that same transaction (DESIGN rule 3), so a crash at any point re-reads
+ * and never skips. A window whose first page reports more events than the allowed depth is split
+ * in half by time (rule 5) and its halves read oldest first, so the checkpoint only moves forward.
+ */
+import type { EventsClient, EventsPage } from '../api/client.js';
+import type { ScopeSettings } from '../config.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Warehouse } from '../warehouse/database.js';
+import { upsertEvents } from '../warehouse/events.repository.js';
+import { recordRejected } from '../warehouse/rejected.repository.js';
+import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
+import { advanceWatermark } from '../warehouse/state.repository.js';
+import type { ScopeLock } from './lock.js';
+import { formatWindow, isTooDeep, splitWindow, type TimeWindow } from './planner.js';
+import { addTotals, emptyTotals, formatCompletion, type SyncTotals } from './totals.js';
+
+export interface SyncSettings {
+  readonly itemsPerPage: number;
+  readonly maxPagesPerWindow: number;
+  readonly lookbackSeconds: number;
+  readonly settleSeconds: number;
+  readonly windowSeconds: number;
+  readonly initialDays: number;
+}
+
+export interface SyncContext {
+  readonly client: EventsClient;
+  readonly warehouse: Warehouse;
+  readonly lock: ScopeLock;
+  readonly logger: Logger;
+  readonly settings: SyncSettings;
+  readonly now: () => Date;
+  readonly signal?: AbortSignal;
+  /** Called after every landed page; backfill progress and metrics hook in here. */
+  readonly onPage?: (scope: ScopeSettings, page: EventsPage, totals: SyncTotals) => void;
+}
+
+export interface WindowOptions {
+  readonly mode: RunMode;
+  /** Sync and poll runs move the scope's checkpoint; backfills never touch it. */
+  readonly advanceCheckpoint: boolean;
+  readonly jobId?: string;
+}
+
+/** Reads one window (splitting it when too deep) and records a `sync_runs` row whatever happens. */
+export async function runWindow(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  window: TimeWindow,
+  options: WindowOptions,
+): Promise<SyncTotals> {
+  const db = ctx.warehouse.db;
+  const started = performance.now();
+  const runId = await startRun(db, {
+    scope: scope.scope.key,
+    mode: options.mode,
+    windowStart: window.minDate,
+    windowEnd: window.maxDate,
+    ...(options.jobId ? { jobId: options.jobId } : {}),
+  });
+  try {
+    const totals = await readWindow(ctx, scope, window, options);
+    const durationMs = Math.round(performance.now() - started);
+    await finishRun(db, runId, { ...totals, status: 'succeeded', durationMs });
+    ctx.logger.info(
+      { scope: scope.scope.key, window: formatWindow(window), ...totals, durationMs },
+      formatCompletion(scope.scope.key, window, totals, durationMs),
+    );
+    return totals;
+  } catch (error) {
+    const durationMs = Math.round(performance.now() - started);
+    await finishRun(db, runId, { ...emptyTotals(), status: 'failed', error: errorMessage(error), durationMs }).catch(
+      (recordError: unknown) => ctx.logger.error({ err: recordError, scope: scope.scope.key }, 'could not record the failed run'),
+    );
+    throw error;
+  }
+}
+
+async function readWindow(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  window: TimeWindow,
+  options: WindowOptions,
+): Promise<SyncTotals> {
+  const totals = emptyTotals();
+  const log = ctx.logger.child({ scope: scope.scope.key, window: formatWindow(window) });
+  let first = true;
+  let checkpointed = false;
+  const pages = ctx.client.pages(
+    scope.scope,
+    { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw },
+    ctx.signal,
+  );
+  for await (const page of pages) {
+    const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
+    const halves = tooDeep ? splitWindow(window) : undefined;
+    if (tooDeep && !halves) {
+      log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
+    }
+    first = false;
+    const isLast = !halves && isLastPage(page, ctx.settings.itemsPerPage);
+    // The first page of a window about to be split still lands: its events are valid, only the
+    // checkpoint waits for the halves.
+    await landPage(ctx, scope, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
+    checkpointed ||= isLast;
+    if (halves) {
+      log.debug({ totalCount: page.totalCount }, 'window too deep to page: splitting it in half');
+      for (const half of halves) addTotals(totals, await readWindow(ctx, scope, half, options));
+      return totals;
+    }
+  }
+  if (!checkpointed && options.advanceCheckpoint) await advanceWatermark(ctx.warehouse.db, scope.scope.key, window.maxDate);
+  totals.windows += 1;
+  return totals;
+}
+
+function isLastPage(page: EventsPage, itemsPerPage: number): boolean {
+  return !page.hasNext || page.events.length + page.rejected.length < itemsPerPage;
+}
+
+async function landPage(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  page: EventsPage,
+  totals: SyncTotals,
+  checkpoint: Date | undefined,
+): Promise<void> {
+  const key = scope.scope.key;
+  const counts = await ctx.warehouse.db.transaction().execute(async (trx) => {
+    const upserted = page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 };
+    if (page.rejected.length > 0) await recordRejected(trx, key, page.rejected);
+    if (checkpoint) await advanceWatermark(trx, key, checkpoint);
+    return upserted;
+  });
+  totals.pages += 1;
+  totals.requests += page.requests;
+  totals.bytes += page.bytes;
+  totals.eventsSeen += page.events.length + page.rejected.length;
+  totals.inserted += counts.inserted;
+  totals.changed += counts.changed;
+  totals.rejected += page.rejected.length;
+  for (const rejected of page.rejected) {
+    ctx.logger.warn({ scope: key, reason: rejected.reason }, `event set aside in rejected_events: ${rejected.reason}`);
+  }
+  ctx.onPage?.(scope, page, totals);
+}

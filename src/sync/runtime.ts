@@ -1,0 +1,93 @@
+/**
+ * Builds what an in-process sync needs from the configuration: the warehouse, the API client,
+ * the scope lock and the sync settings. The embedded warehouse is migrated on open (it is ours
+ * and has no release step); a PostgreSQL warehouse must have been migrated by `migrate`.
+ */
+import { createEventsClient, type EventsClient } from '../api/client.js';
+import type { ApiMetrics } from '../api/metrics.js';
+import type { RequestBudget } from '../api/request-budget.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createWarehouse, type Warehouse } from '../warehouse/database.js';
+import { assertMigrated, migrateToLatest } from '../warehouse/migrator.js';
+import { scopeLockFor } from './lock.js';
+import type { SyncContext, SyncSettings } from './run-window.js';
+
+export interface SyncRuntime {
+  readonly ctx: SyncContext;
+  readonly warehouse: Warehouse;
+  readonly client: EventsClient;
+  close(): Promise<void>;
+}
+
+export interface SyncRuntimeOptions {
+  readonly now?: () => Date;
+  readonly signal?: AbortSignal;
+  readonly onPage?: SyncContext['onPage'];
+  /** Shared through Redis by workers; in-process commands use the client's in-memory default. */
+  readonly budget?: RequestBudget;
+  readonly metrics?: ApiMetrics;
+}
+
+export function syncSettings(config: Config): SyncSettings {
+  return {
+    itemsPerPage: config.api.itemsPerPage,
+    maxPagesPerWindow: config.sync.maxPagesPerWindow,
+    lookbackSeconds: config.sync.lookbackSeconds,
+    settleSeconds: config.sync.settleSeconds,
+    windowSeconds: config.sync.windowSeconds,
+    initialDays: config.sync.initialDays,
+  };
+}
+
+/** Opens the warehouse (migrated) for commands that read or write it. */
+export async function openWarehouse(config: Config, logger: Logger): Promise<Warehouse> {
+  const warehouse = await createWarehouse({
+    ...(config.database.url ? { url: config.database.url } : {}),
+    schema: config.database.schema,
+    dataDir: config.database.dataDir,
+    logger,
+  });
+  try {
+    if (warehouse.kind === 'pglite') await migrateToLatest(warehouse, logger);
+    else await assertMigrated(warehouse);
+    return warehouse;
+  } catch (error) {
+    await warehouse.close();
+    throw error;
+  }
+}
+
+export async function openSyncRuntime(config: Config, logger: Logger, options: SyncRuntimeOptions = {}): Promise<SyncRuntime> {
+  const client = createEventsClient(config, {
+    logger,
+    ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  let warehouse: Warehouse;
+  try {
+    warehouse = await openWarehouse(config, logger);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  const ctx: SyncContext = {
+    client,
+    warehouse,
+    lock: scopeLockFor(warehouse),
+    logger,
+    settings: syncSettings(config),
+    now: options.now ?? (() => new Date()),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onPage ? { onPage: options.onPage } : {}),
+  };
+  return {
+    ctx,
+    warehouse,
+    client,
+    async close() {
+      await client.close();
+      await warehouse.close();
+    },
+  };
+}
