@@ -1,0 +1,137 @@
+/**
+ * `events-mirror emulator`: serves the Events API from generated data until SIGINT/SIGTERM, and
+ * prints one line with the base URL, the throwaway key and the scopes, ready to paste.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { loadKeysFile } from '../emulator/keys.js';
+import type { FaultOptions } from '../emulator/faults.js';
+import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
+import { tryParseScope } from '../scope.js';
+import { EXIT_OK, action, createContext } from './context.js';
+
+interface EmulatorFlags {
+  host: string;
+  port: string;
+  seed: string;
+  org: string[];
+  group: string[];
+  eventsPerScope: string;
+  days: string;
+  keys?: string;
+  liveRate: string;
+  nonceTtlSeconds: string;
+  fault429Rate?: string;
+  faultRetryAfter?: string;
+  fault5xxRate?: string;
+  faultDropRate?: string;
+  faultCutBodyRate?: string;
+  latencyMs?: string;
+  lateEventsSeconds?: string;
+  rateLimitPerMinute?: string;
+  malformedRate?: string;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return number;
+}
+
+function decimal(flag: string, value: string, min: number, max = Number.POSITIVE_INFINITY): number {
+  const number = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= min && number <= max)) throw new UsageError(`--${flag} must be a number from ${min} to ${max}, got "${value}"`);
+  return number;
+}
+
+function ids(flag: string, values: string[]): string[] | undefined {
+  for (const id of values) {
+    if (!tryParseScope(`org:${id}`)) throw new UsageError(`--${flag} "${id}" is not an id: use 1-64 letters, digits, - or _`);
+  }
+  return values.length > 0 ? values : undefined;
+}
+
+export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions {
+  const faults: Partial<FaultOptions> = {};
+  const probability = (flag: string, value: string | undefined, key: keyof FaultOptions): void => {
+    if (value !== undefined) (faults as Record<string, number>)[key] = decimal(flag, value, 0, 1);
+  };
+  probability('fault-429-rate', flags.fault429Rate, 'rate429');
+  probability('fault-5xx-rate', flags.fault5xxRate, 'rate5xx');
+  probability('fault-drop-rate', flags.faultDropRate, 'dropRate');
+  probability('fault-cut-body-rate', flags.faultCutBodyRate, 'cutBodyRate');
+  probability('malformed-rate', flags.malformedRate, 'malformedRate');
+  if (flags.faultRetryAfter !== undefined) faults.retryAfterSeconds = integer('fault-retry-after', flags.faultRetryAfter, 0, 86_400);
+  if (flags.latencyMs !== undefined) faults.latencyMs = integer('latency-ms', flags.latencyMs, 0, 600_000);
+  if (flags.lateEventsSeconds !== undefined) faults.lateEventsMaxSeconds = integer('late-events-seconds', flags.lateEventsSeconds, 0, 86_400 * 30);
+  if (flags.rateLimitPerMinute !== undefined) faults.rateLimitPerMinute = integer('rate-limit-per-minute', flags.rateLimitPerMinute, 0, 1_000_000);
+  const orgs = ids('org', flags.org);
+  const groups = ids('group', flags.group);
+  return {
+    host: flags.host,
+    port: integer('port', flags.port, 0, 65_535),
+    seed: integer('seed', flags.seed, 0, 0xffffffff),
+    orgs,
+    groups,
+    eventsPerScope: integer('events-per-scope', flags.eventsPerScope, 0, 5_000_000),
+    days: decimal('days', flags.days, 0.001, 3650),
+    keys: flags.keys === undefined ? undefined : loadKeysFile(flags.keys),
+    liveRatePerSecond: decimal('live-rate', flags.liveRate, 0, 10_000),
+    nonceTtlSeconds: integer('nonce-ttl-seconds', flags.nonceTtlSeconds, 1, 86_400),
+    faults,
+  };
+}
+
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command('emulator')
+    .description('Serve the Events API from generated data: Digest auth, paging, filters, errors and faults')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port; 0 picks a free one', '8080')
+    .option('--seed <n>', 'same seed, same data', '1')
+    .option('--org <id>', 'organization id (repeatable; default: one generated org)', collect, [])
+    .option('--group <id>', 'project id, in the first org (repeatable; default: three generated projects)', collect, [])
+    .option('--events-per-scope <n>', 'generated events per org and per project', '1000')
+    .option('--days <n>', 'days of history the generated events span', '30')
+    .option('--keys <file>', 'JSON list of {publicKey, privateKey, roles: [{orgId|groupId, roleName}]}')
+    .option('--live-rate <perSecond>', 'new events per second per scope while running', '0')
+    .option('--nonce-ttl-seconds <n>', 'Digest nonce lifetime; older nonces get stale=true', '60')
+    .option('--fault-429-rate <p>', 'share of requests answered 429 RATE_LIMITED (0..1)')
+    .option('--fault-retry-after <seconds>', 'Retry-After header on 429s (default: none)')
+    .option('--fault-5xx-rate <p>', 'share answered 500 UNEXPECTED_ERROR or 503 (0..1)')
+    .option('--fault-drop-rate <p>', 'share of connections dropped before answering (0..1)')
+    .option('--fault-cut-body-rate <p>', 'share of 200s whose body is cut short (0..1)')
+    .option('--latency-ms <ms>', 'delay added before each answer')
+    .option('--late-events-seconds <n>', 'live events are created up to N seconds in the past')
+    .option('--rate-limit-per-minute <n>', 'per-scope request budget per minute, 429 beyond (0 = off)')
+    .option('--malformed-rate <p>', 'share of generated and live events that are malformed (0..1)')
+    .action(
+      action(async (flags: EmulatorFlags) => {
+        const options = emulatorOptionsFromFlags(flags);
+        const { logger } = createContext({ logFd: 1 });
+        const emulator = await startEmulator({ ...options, logger });
+        const [key] = emulator.keys;
+        const credentials = flags.keys === undefined && key
+          ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`
+          : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
+        process.stdout.write(`EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n`);
+        logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            resolve();
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        await emulator.close();
+        logger.info('emulator stopped');
+        return EXIT_OK;
+      }),
+    );
+}

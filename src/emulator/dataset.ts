@@ -1,0 +1,219 @@
+/**
+ * The emulator's data: one compact event store per scope (organization or project), generated
+ * from a seed, plus the event type table. Events are materialized to JSON only for the page asked
+ * for. Org and project feeds are disjoint: org events carry orgId, project events groupId.
+ */
+import type { ApiEvent } from '../api/types.js';
+import type { ScopeKind } from '../scope.js';
+import { EVENT_TYPES, pickWeighted, weightedTypesFor, type WeightedTypes } from './event-types.js';
+import { ScopeEventStore } from './event-store.js';
+import {
+  MALFORMED_BAD_CREATED, MALFORMED_NO_ID, WELL_FORMED, eventIdOf, materializeEvent, type EventRecord,
+} from './generator.js';
+import { Rng, hash32, hashString, hex8 } from './random.js';
+import { buildWorld, type ScopeWorld } from './scope-world.js';
+
+export interface DatasetOptions {
+  seed: number;
+  /** Organization ids; groups belong to the first. */
+  orgs: string[];
+  groups: string[];
+  eventsPerScope: number;
+  days: number;
+  /** Share of generated events that are malformed (no id, or an unparseable created). */
+  malformedRate: number;
+  now: () => number;
+  baseUrl: string;
+}
+
+export interface DatasetQuery {
+  /** Event type names; undefined means all. */
+  eventTypes?: readonly string[];
+  minSec?: number;
+  maxSec?: number;
+  offset: number;
+  limit: number;
+  includeRaw: boolean;
+}
+
+export interface AddEventsOptions {
+  createdMs?: number;
+  eventTypeName?: string;
+  malformed?: 'no-id' | 'bad-created';
+}
+
+interface ScopeData {
+  readonly world: ScopeWorld;
+  readonly store: ScopeEventStore;
+  readonly weighted: WeightedTypes;
+}
+
+const BURST_SHARE = 0.05;
+const MAX_BURST = 30;
+
+/** Default organization and projects when none are given: one org, three projects, ids from the seed. */
+export function defaultScopeIds(seed: number): { orgs: string[]; groups: string[] } {
+  const rng = new Rng(hash32(seed, 0x5c0be));
+  const id = (): string => rng.objectId(1_600_000_000 + rng.int(0, 1e8));
+  return { orgs: [id()], groups: [id(), id(), id()] };
+}
+
+export class Dataset {
+  private readonly byKey = new Map<string, ScopeData>();
+  private readonly typeNames: string[] = EVENT_TYPES.map((spec) => spec.name);
+  private readonly typeIndex = new Map<string, number>(this.typeNames.map((name, i) => [name, i]));
+  private readonly groupOrg = new Map<string, string>();
+  private readonly liveRng: Rng;
+  private base: string;
+
+  constructor(private readonly options: DatasetOptions) {
+    this.base = options.baseUrl;
+    this.liveRng = new Rng(hash32(options.seed, 0x11fe));
+    const firstOrg = options.orgs[0];
+    if (options.groups.length > 0 && firstOrg === undefined) throw new Error('projects need an organization');
+    const usedTags = new Set<string>();
+    const add = (kind: ScopeKind, id: string, orgId: string): void => {
+      const key = `${kind}:${id}`;
+      if (this.byKey.has(key)) throw new Error(`scope ${key} is given twice`);
+      let tag = hex8(hash32(options.seed, hashString(key), 0x7a6));
+      while (usedTags.has(tag)) tag = hex8(hash32(Number.parseInt(tag, 16), 1));
+      usedTags.add(tag);
+      const world = buildWorld(options.seed, kind, id, orgId, tag);
+      const weighted = weightedTypesFor(kind);
+      this.byKey.set(key, { world, weighted, store: this.generate(world, weighted) });
+    };
+    for (const org of options.orgs) add('org', org, org);
+    for (const group of options.groups) {
+      this.groupOrg.set(group, firstOrg as string);
+      add('group', group, firstOrg as string);
+    }
+  }
+
+  get baseUrl(): string {
+    return this.base;
+  }
+
+  /** The server sets this once it knows its port; self links are built from it. */
+  setBaseUrl(baseUrl: string): void {
+    this.base = baseUrl;
+  }
+
+  scopes(): string[] {
+    return [...this.byKey.keys()];
+  }
+
+  orgIdOf(groupId: string): string | undefined {
+    return this.groupOrg.get(groupId);
+  }
+
+  hasScope(scopeKey: string): boolean {
+    return this.byKey.has(scopeKey);
+  }
+
+  count(scopeKey: string): number {
+    return this.data(scopeKey).store.size;
+  }
+
+  malformedCount(scopeKey: string): number {
+    return this.data(scopeKey).store.malformedCount;
+  }
+
+  allEvents(scopeKey: string, options: { includeRaw?: boolean } = {}): ApiEvent[] {
+    return this.query(scopeKey, { offset: 0, limit: this.count(scopeKey), includeRaw: options.includeRaw ?? false }).results;
+  }
+
+  validIds(scopeKey: string): Set<string> {
+    const { world, store } = this.data(scopeKey);
+    const ids = new Set<string>();
+    for (const record of store.query({ offset: 0, limit: store.size }).records) {
+      if (record.flag === WELL_FORMED) ids.add(eventIdOf(world, record.created, record.counter));
+    }
+    return ids;
+  }
+
+  query(scopeKey: string, query: DatasetQuery): { totalCount: number; results: ApiEvent[] } {
+    const { store } = this.data(scopeKey);
+    const types = query.eventTypes?.flatMap((name) => {
+      const index = this.typeIndex.get(name);
+      return index === undefined ? [] : [index];
+    });
+    const { total, records } = store.query({ types, minSec: query.minSec, maxSec: query.maxSec, offset: query.offset, limit: query.limit });
+    return { totalCount: total, results: records.map((record) => this.materialize(scopeKey, record, query.includeRaw)) };
+  }
+
+  /** One event by id, or undefined (unknown id, or an id of another scope). */
+  findEvent(scopeKey: string, id: string, includeRaw: boolean): ApiEvent | undefined {
+    const { world, store } = this.data(scopeKey);
+    if (!/^[0-9a-f]{24}$/.test(id) || id.slice(8, 16) !== world.tag) return undefined;
+    const record = store.find(Number.parseInt(id.slice(0, 8), 16), Number.parseInt(id.slice(16), 16));
+    if (!record || record.flag === MALFORMED_NO_ID) return undefined;
+    return this.materialize(scopeKey, record, includeRaw);
+  }
+
+  /** Adds `count` well-formed events (unless `malformed`) sharing one created second (default: now). */
+  addEvents(scopeKey: string, count: number, options: AddEventsOptions = {}): ApiEvent[] {
+    const data = this.data(scopeKey);
+    const createdSec = Math.floor((options.createdMs ?? this.options.now()) / 1000);
+    const flag = options.malformed === 'no-id' ? MALFORMED_NO_ID : options.malformed === 'bad-created' ? MALFORMED_BAD_CREATED : WELL_FORMED;
+    const added: ApiEvent[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const name = options.eventTypeName ?? pickWeighted(data.weighted, this.liveRng.next());
+      added.push(this.materialize(scopeKey, data.store.add(createdSec, this.typeIdFor(name), flag), false));
+    }
+    return added;
+  }
+
+  /** One live event of a random type; malformed with probability `malformedRate`. */
+  addLiveEvent(scopeKey: string, createdSec: number, malformedRate: number): void {
+    const data = this.data(scopeKey);
+    const name = pickWeighted(data.weighted, this.liveRng.next());
+    data.store.add(createdSec, this.typeIdFor(name), this.malformedFlag(this.liveRng, malformedRate));
+  }
+
+  private typeIdFor(name: string): number {
+    let index = this.typeIndex.get(name);
+    if (index === undefined) {
+      index = this.typeNames.length;
+      this.typeNames.push(name);
+      this.typeIndex.set(name, index);
+    }
+    return index;
+  }
+
+  private malformedFlag(rng: Rng, rate: number): number {
+    if (rate <= 0 || !rng.chance(rate)) return WELL_FORMED;
+    return rng.chance(0.5) ? MALFORMED_NO_ID : MALFORMED_BAD_CREATED;
+  }
+
+  private materialize(scopeKey: string, record: EventRecord, includeRaw: boolean): ApiEvent {
+    const name = this.typeNames[record.type] as string;
+    return materializeEvent(this.data(scopeKey).world, record, name, this.base, includeRaw);
+  }
+
+  private data(scopeKey: string): ScopeData {
+    const data = this.byKey.get(scopeKey);
+    if (!data) throw new Error(`unknown scope ${scopeKey}; the emulator serves ${this.scopes().join(', ')}`);
+    return data;
+  }
+
+  private generate(world: ScopeWorld, weighted: WeightedTypes): ScopeEventStore {
+    const { eventsPerScope: n, days, malformedRate } = this.options;
+    const rng = new Rng(hash32(world.seed, 0xc4ea7ed));
+    const endSec = Math.floor(this.options.now() / 1000);
+    const span = Math.max(1, Math.round(days * 86_400));
+    const created = new Uint32Array(n);
+    for (let i = 0; i < n; ) {
+      const second = endSec - Math.floor(rng.next() * span);
+      const burst = rng.chance(BURST_SHARE) ? rng.int(2, MAX_BURST) : 1;
+      for (let k = 0; k < burst && i < n; k += 1) created[i++] = second;
+    }
+    created.sort();
+    const types = new Uint16Array(n);
+    const flags = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) {
+      types[i] = this.typeIdFor(pickWeighted(weighted, rng.next()));
+      flags[i] = this.malformedFlag(rng, malformedRate);
+    }
+    return new ScopeEventStore(created, types, flags);
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The Events API emulator over node:http: Digest authentication, roles, both list endpoints and
+ * the single-event endpoints under /api/public/v1.0, the service's headers and errors, and the
+ * faults of faults.ts. One debug log line per request; never the Authorization header.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { Dataset, defaultScopeIds } from './dataset.js';
+import { DigestVerifier } from './digest-verifier.js';
+import {
+  EmulatorHttpError, cannotAccessGroup, cannotAccessOrg, eventNotFound, groupNotFound, methodNotAllowed,
+  orgNotFound, rateLimited, resourceNotFound, serviceUnavailable, unauthorized, unexpectedError,
+} from './errors.js';
+import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
+import { canReadGroup, canReadOrg, generateDefaultKey, type ApiKeyGrant } from './keys.js';
+import { LiveEvents } from './live-events.js';
+import { booleanParam, listLinks, parseListParams } from './query.js';
+import { Rng } from './random.js';
+import { sendChallenge, sendError, sendOk } from './responses.js';
+
+export type { ApiKeyGrant } from './keys.js';
+export type { FaultOptions } from './faults.js';
+export { Dataset } from './dataset.js';
+
+export const API_PREFIX = '/api/public/v1.0';
+
+export interface EmulatorOptions {
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  seed?: number;
+  orgs?: string[];
+  /** Projects; they belong to the first organization. */
+  groups?: string[];
+  eventsPerScope?: number;
+  days?: number;
+  /** Default: one generated key with ORG_OWNER on every org and GROUP_OWNER on every project. */
+  keys?: ApiKeyGrant[];
+  liveRatePerSecond?: number;
+  nonceTtlSeconds?: number;
+  faults?: Partial<FaultOptions>;
+  now?: () => number;
+  logger?: Logger;
+}
+
+export interface EmulatorStats {
+  requests: number;
+  byStatus: Record<number, number>;
+  challenges: number;
+  staleChallenges: number;
+  dropped: number;
+  cutBodies: number;
+}
+
+export interface RunningEmulator {
+  readonly url: string;
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly keys: ApiKeyGrant[];
+  readonly dataset: Dataset;
+  setFaults(faults: Partial<FaultOptions>): void;
+  setLiveRate(perSecond: number): void;
+  stats(): EmulatorStats;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_EVENTS_PER_SCOPE = 1000;
+export const DEFAULT_DAYS = 30;
+
+const ROUTE = /^\/api\/public\/v1\.0\/(groups|orgs)\/([^/]+)\/events(?:\/([^/]+))?\/?$/;
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const now = options.now ?? Date.now;
+  const seed = options.seed ?? 1;
+  const defaults = options.orgs === undefined && options.groups === undefined ? defaultScopeIds(seed) : undefined;
+  const groups = options.groups ?? defaults?.groups ?? [];
+  const orgs = options.orgs ?? defaults?.orgs ?? (groups.length > 0 ? defaultScopeIds(seed).orgs : []);
+  const rng = new Rng(seed ^ 0x5eed);
+  const faults = new FaultInjector(options.faults ?? {}, now, () => rng.next());
+  const dataset = new Dataset({
+    seed, orgs, groups, now, baseUrl: '',
+    eventsPerScope: options.eventsPerScope ?? DEFAULT_EVENTS_PER_SCOPE,
+    days: options.days ?? DEFAULT_DAYS,
+    malformedRate: faults.options.malformedRate,
+  });
+  const keys = options.keys ?? [generateDefaultKey(orgs, groups)];
+  const keyByPublic = new Map(keys.map((key) => [key.publicKey, key]));
+  const verifier = new DigestVerifier({
+    nonceTtlSeconds: options.nonceTtlSeconds ?? 60,
+    now,
+    passwordOf: (username) => keyByPublic.get(username)?.privateKey,
+  });
+  const stats: EmulatorStats = { requests: 0, byStatus: {}, challenges: 0, staleChallenges: 0, dropped: 0, cutBodies: 0 };
+  const live = new LiveEvents(dataset, now, () => rng.next(), () => faults.options, options.liveRatePerSecond ?? 0);
+  const logger = options.logger;
+
+  async function route(req: IncomingMessage, res: ServerResponse, rawUrl: string): Promise<{ status: number; scope?: string }> {
+    if (req.method !== 'GET') {
+      sendError(res, methodNotAllowed(req.method ?? '').body(), { headers: { Allow: 'GET' } });
+      return { status: 405 };
+    }
+    const auth = verifier.verify('GET', rawUrl, req.headers.authorization);
+    if (!auth.ok) {
+      stats.challenges += 1;
+      if (auth.stale) stats.staleChallenges += 1;
+      sendChallenge(res, verifier.challenge(auth.stale), unauthorized());
+      return { status: 401 };
+    }
+    const key = keyByPublic.get(auth.username) as ApiKeyGrant;
+    const queryAt = rawUrl.indexOf('?');
+    const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+    const search = new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1));
+    let envelope = false;
+    let pretty = false;
+    try {
+      envelope = booleanParam(search, 'envelope');
+      pretty = booleanParam(search, 'pretty');
+      const match = ROUTE.exec(path);
+      if (!match) throw resourceNotFound(path);
+      const kind = match[1] === 'groups' ? 'group' : 'org';
+      const scopeId = decodeURIComponent(match[2] as string);
+      const scopeKey = `${kind}:${scopeId}`;
+      if (!dataset.hasScope(scopeKey)) throw kind === 'group' ? groupNotFound(scopeId) : orgNotFound(scopeId);
+      if (kind === 'group' ? !canReadGroup(key, scopeId, dataset.orgIdOf(scopeId)) : !canReadOrg(key, scopeId)) {
+        throw kind === 'group' ? cannotAccessGroup(scopeId) : cannotAccessOrg(scopeId);
+      }
+      const decision = faults.decide(scopeKey);
+      const { latencyMs, retryAfterSeconds } = faults.options;
+      if (latencyMs > 0) await sleep(latencyMs);
+      if (decision !== 'none') return { status: actOnFault(res, decision, retryAfterSeconds, envelope, pretty), scope: scopeKey };
+      const cut = faults.cutBody();
+      if (cut) stats.cutBodies += 1;
+      const eventId = match[3];
+      if (eventId !== undefined) {
+        const event = dataset.findEvent(scopeKey, decodeURIComponent(eventId), booleanParam(search, 'includeRaw'));
+        if (!event) throw eventNotFound(eventId);
+        sendOk(res, envelope ? { status: 200, content: event } : event, { pretty, cut });
+        return { status: 200, scope: scopeKey };
+      }
+      const params = parseListParams(search);
+      const { totalCount, results } = dataset.query(scopeKey, {
+        eventTypes: params.eventTypes, minSec: params.minSec, maxSec: params.maxSec, includeRaw: params.includeRaw,
+        offset: (params.pageNum - 1) * params.itemsPerPage, limit: params.itemsPerPage,
+      });
+      const links = listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, totalCount);
+      const body: Record<string, unknown> = { links, results, totalCount };
+      if (envelope) body.status = 200;
+      sendOk(res, body, { pretty, cut });
+      return { status: 200, scope: scopeKey };
+    } catch (error) {
+      const known = error instanceof EmulatorHttpError ? error : undefined;
+      if (!known) logger?.error({ err: error, path }, 'emulator request failed');
+      const body = (known ?? unexpectedError()).body();
+      sendError(res, body, { envelope, pretty });
+      return { status: envelope ? 200 : body.error };
+    }
+  }
+
+  function actOnFault(res: ServerResponse, decision: FaultDecision, retryAfter: number | undefined, envelope: boolean, pretty: boolean): number {
+    if (decision === 'drop') {
+      stats.dropped += 1;
+      res.socket?.destroy();
+      return 0;
+    }
+    const error = decision === 'error500' ? unexpectedError() : decision === 'error503' ? serviceUnavailable() : rateLimited();
+    const headers: Record<string, string> = {};
+    if (error.status === 429 && retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+    sendError(res, error.body(), { envelope, pretty, headers });
+    return envelope ? 200 : error.status;
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const rawUrl = req.url ?? '/';
+    stats.requests += 1;
+    route(req, res, rawUrl)
+      .catch((error: unknown) => {
+        logger?.error({ err: error }, 'emulator could not answer');
+        if (!res.headersSent) sendError(res, unexpectedError().body());
+        return { status: 500, scope: undefined };
+      })
+      .then(({ status, scope }) => {
+        if (status > 0) stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+        logger?.debug({ method: req.method, url: rawUrl, status, scope, ms: Math.round(performance.now() - started) }, 'emulator request');
+      });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
+  const baseUrl = `${url}${API_PREFIX}`;
+  dataset.setBaseUrl(baseUrl);
+
+  return {
+    url, baseUrl, port, keys, dataset,
+    setFaults: (changes) => faults.set(changes),
+    setLiveRate: (perSecond) => live.setRate(perSecond),
+    stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        live.stop();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
