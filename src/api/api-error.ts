@@ -1,0 +1,116 @@
+/**
+ * Errors from the Events API client. They carry what triage needs (scope, method, URL without
+ * credentials, status, the service's errorCode and detail, a body snippet) and never a header.
+ */
+import { PermanentError, RetryableError } from '../errors.js';
+
+export interface ApiFailure {
+  /** Scope key, e.g. `group:abc`. */
+  readonly scope: string;
+  readonly method: string;
+  /** Absolute URL without user info. */
+  readonly url: string;
+  /** Path and query below the base URL, as shown in messages. */
+  readonly target: string;
+  readonly status: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly detail: string | undefined;
+  readonly bodySnippet: string | undefined;
+}
+
+/** `GET /groups/abc/events?pageNum=2 for group:abc failed: 404 GROUP_NOT_FOUND: No group…` */
+export function describeFailure(failure: ApiFailure, reason?: string): string {
+  const what = [failure.status, failure.errorCode].filter((part) => part !== undefined).join(' ');
+  const why = [what || undefined, failure.detail ?? reason].filter((part) => part !== undefined && part !== '').join(': ');
+  return `${failure.method} ${failure.target} for ${failure.scope} failed: ${why || 'unknown failure'}`;
+}
+
+/** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
+export class ApiError extends PermanentError implements ApiFailure {
+  readonly scope: string;
+  readonly method: string;
+  readonly url: string;
+  readonly target: string;
+  readonly status: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly detail: string | undefined;
+  readonly bodySnippet: string | undefined;
+
+  constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown } = {}) {
+    super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailure(failure), {
+      cause: options.cause,
+    });
+    this.scope = failure.scope;
+    this.method = failure.method;
+    this.url = failure.url;
+    this.target = failure.target;
+    this.status = failure.status;
+    this.errorCode = failure.errorCode;
+    this.detail = failure.detail;
+    this.bodySnippet = failure.bodySnippet;
+  }
+}
+
+/** The key pair was refused: the Digest answer to a nonce the server had just issued failed. */
+export class ApiCredentialsError extends ApiError {
+  readonly publicKey: string;
+
+  constructor(failure: ApiFailure, publicKey: string) {
+    super(failure, {
+      code: 'API_CREDENTIALS_REJECTED',
+      message:
+        `${describeFailure(failure, 'Digest credentials rejected')} ` +
+        `(the API key with public key ${publicKey} was refused: check EVENTS_API_PUBLIC_KEY and EVENTS_API_PRIVATE_KEY)`,
+    });
+    this.publicKey = publicKey;
+  }
+}
+
+/**
+ * A transient failure (429, 5xx, timeout, reset, cut or malformed body). Thrown between attempts
+ * inside the client, and to the caller once attempts or the deadline are spent, so the caller can
+ * tell the failure was transient and try the scope again later.
+ */
+export class ApiTransientError extends RetryableError implements ApiFailure {
+  readonly scope: string;
+  readonly method: string;
+  readonly url: string;
+  readonly target: string;
+  readonly status: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly detail: string | undefined;
+  readonly bodySnippet: string | undefined;
+  /** Attempts made when the client gave up; 1 for an error raised between attempts. */
+  readonly attempts: number;
+
+  constructor(
+    failure: ApiFailure,
+    options: { code: string; reason?: string; attempts?: number; retryAfterMs?: number; cause?: unknown; message?: string },
+  ) {
+    super(options.code, options.message ?? describeFailure(failure, options.reason), {
+      cause: options.cause,
+      retryAfterMs: options.retryAfterMs,
+    });
+    this.scope = failure.scope;
+    this.method = failure.method;
+    this.url = failure.url;
+    this.target = failure.target;
+    this.status = failure.status;
+    this.errorCode = failure.errorCode;
+    this.detail = failure.detail;
+    this.bodySnippet = failure.bodySnippet;
+    this.attempts = options.attempts ?? 1;
+  }
+
+  /** The same failure, reported after the client stopped retrying. */
+  exhausted(attempts: number, elapsedMs: number, why: 'attempts' | 'deadline'): ApiTransientError {
+    const limit = why === 'attempts' ? `after ${attempts} attempts` : `after ${attempts} attempts (retry deadline reached)`;
+    return new ApiTransientError(this, {
+      code: this.code,
+      attempts,
+      retryAfterMs: this.retryAfterMs,
+      cause: this.cause,
+      message: `${this.message} (gave up ${limit} in ${Math.round(elapsedMs)} ms)`,
+    });
+  }
+}

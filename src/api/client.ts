@@ -1,0 +1,200 @@
+/**
+ * The Events API client: one keep-alive undici dispatcher and one Digest session per base URL,
+ * a request budget per scope, and retries classified by retry-policy.ts.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { requireApiCredentials, type Config } from '../config.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { Scope } from '../scope.js';
+import { ApiError, ApiTransientError } from './api-error.js';
+import { DigestSession } from './digest-session.js';
+import { buildEventsTarget, type EventsQuery } from './events-query.js';
+import { createHttpDispatcher } from './http-agent.js';
+import type { ApiMetrics } from './metrics.js';
+import { windowPages, type EventsPage } from './pages.js';
+import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
+import { type RequestContext } from './response.js';
+import { classifyStatus, nextDelayMs } from './retry-policy.js';
+import { sendWithDigest, type ExchangeDeps } from './send-with-digest.js';
+import { validateEvents } from './validate.js';
+
+export type { EventsQuery } from './events-query.js';
+export type { EventsPage } from './pages.js';
+
+export interface EventsClientOptions {
+  baseUrl: string;
+  publicKey: string;
+  privateKey: string;
+  caFile?: string;
+  insecureSkipTlsVerify?: boolean;
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  requestTimeoutMs?: number;
+  /** Default 500, the service's maximum. */
+  itemsPerPage?: number;
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number; deadlineMs?: number };
+  /** Default: in memory, 100 a minute per group, 250 per org. */
+  budget?: RequestBudget;
+  metrics?: ApiMetrics;
+  /** A debug line per request (never the Authorization header). */
+  logger?: Logger;
+  /** Injectable for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Injectable for tests: the clock for the retry deadline and Retry-After dates. */
+  now?: () => number;
+  /** Injectable for tests: the jitter source, in [0, 1). */
+  random?: () => number;
+  /** Injectable for tests: a ready dispatcher instead of one built from the TLS/proxy options. */
+  dispatcher?: Dispatcher;
+}
+
+export interface WindowQuery {
+  minDate: Date;
+  maxDate: Date;
+  eventTypes?: readonly string[];
+  includeRaw?: boolean;
+}
+
+const RETRY_DEFAULTS = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
+
+export class EventsClient {
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #itemsPerPage: number;
+  readonly #retry: typeof RETRY_DEFAULTS;
+  readonly #deps: ExchangeDeps;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+
+  constructor(options: EventsClientOptions) {
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/+$/, '');
+    this.#itemsPerPage = options.itemsPerPage ?? 500;
+    this.#retry = { ...RETRY_DEFAULTS, ...definedOnly(options.retry ?? {}) };
+    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#random = options.random ?? Math.random;
+    const logger = options.logger ?? silentLogger();
+    if (options.insecureSkipTlsVerify) {
+      logger.warn(
+        { baseUrl: this.#origin + this.#basePath },
+        'TLS CERTIFICATE VERIFICATION IS OFF for the Events API (EVENTS_API_INSECURE_SKIP_TLS_VERIFY): anyone on the path can read and alter this traffic; use EVENTS_API_CA_FILE instead',
+      );
+    }
+    const timeout = options.requestTimeoutMs ?? 30_000;
+    this.#deps = {
+      dispatcher:
+        options.dispatcher ??
+        createHttpDispatcher({
+          caFile: options.caFile,
+          insecureSkipTlsVerify: options.insecureSkipTlsVerify,
+          httpProxy: options.httpProxy,
+          httpsProxy: options.httpsProxy,
+          noProxy: options.noProxy,
+          requestTimeoutMs: timeout,
+        }),
+      session: new DigestSession({ username: options.publicKey, password: options.privateKey }),
+      publicKey: options.publicKey,
+      budget: options.budget ?? memoryRequestBudget(),
+      metrics: options.metrics,
+      logger,
+      requestTimeoutMs: timeout,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  /** One page. Permanent failures throw ApiError; transient ones are retried, then ApiTransientError. */
+  async listEvents(scope: Scope, query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> {
+    const target = buildEventsTarget(scope, query, this.#itemsPerPage);
+    const uri = this.#basePath + target;
+    const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
+    const { now, logger, metrics, budget } = this.#deps;
+    const started = now();
+    const counter = { requests: 0 };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const { list, bytes } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal);
+        const { events, rejected } = validateEvents(list.results);
+        return {
+          pageNum: query.pageNum ?? 1,
+          events,
+          rejected,
+          totalCount: list.totalCount,
+          hasNext: list.links.some((link) => link.rel === 'next'),
+          requests: counter.requests,
+          bytes,
+        };
+      } catch (error) {
+        signal?.throwIfAborted();
+        if (!(error instanceof ApiTransientError)) throw error;
+        const elapsed = now() - started;
+        if (attempt >= this.#retry.maxAttempts) throw error.exhausted(attempt, elapsed, 'attempts');
+        const wait = nextDelayMs(attempt, error.retryAfterMs, this.#retry, this.#random);
+        if (elapsed + wait > this.#retry.deadlineMs) throw error.exhausted(attempt, elapsed, 'deadline');
+        const policy = error.status === undefined ? undefined : classifyStatus(error.status, error.errorCode);
+        metrics?.retries.inc({ scope_kind: scope.kind, reason: error.code });
+        if (policy?.retry && policy.note) logger.warn({ scope: scope.key, target, errorCode: error.errorCode }, policy.note);
+        logger.info(
+          { scope: scope.key, target, code: error.code, status: error.status, attempt, waitMs: wait },
+          `retrying ${context.method} ${target} for ${scope.key} in ${wait} ms (attempt ${attempt + 1} of ${this.#retry.maxAttempts}): ${error.message}`,
+        );
+        if (policy?.retry && policy.rateLimited) await budget.pause(scope, wait);
+        await this.#sleep(wait, signal);
+      }
+    }
+  }
+
+  /** The pages of one window, pageNum 1, 2, … until a short page or no `next` link. */
+  pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage> {
+    const itemsPerPage = this.#itemsPerPage;
+    return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage);
+  }
+
+  async close(): Promise<void> {
+    await this.#deps.dispatcher.close();
+  }
+
+  /** Keeps the key pair out of util.inspect and JSON (private fields are not shown anyway). */
+  toJSON(): object {
+    return { baseUrl: this.#origin + this.#basePath, publicKey: this.#deps.publicKey };
+  }
+}
+
+export function createEventsClient(
+  config: Config,
+  deps: { logger?: Logger; metrics?: ApiMetrics; budget?: RequestBudget } = {},
+): EventsClient {
+  const { publicKey, privateKey } = requireApiCredentials(config);
+  const api = config.api;
+  return new EventsClient({
+    baseUrl: api.baseUrl,
+    publicKey,
+    privateKey,
+    ...definedOnly({
+      caFile: api.caFile,
+      insecureSkipTlsVerify: api.insecureSkipTlsVerify,
+      httpProxy: api.httpProxy,
+      httpsProxy: api.httpsProxy,
+      noProxy: api.noProxy,
+      logger: deps.logger,
+      metrics: deps.metrics,
+    }),
+    requestTimeoutMs: api.requestTimeoutMs,
+    itemsPerPage: api.itemsPerPage,
+    retry: {
+      maxAttempts: api.maxAttempts,
+      baseDelayMs: api.baseRetryDelayMs,
+      maxDelayMs: api.maxRetryDelayMs,
+      deadlineMs: api.retryDeadlineMs,
+    },
+    budget: deps.budget ?? memoryRequestBudget(api.requestsPerMinute),
+  });
+}
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}
+
+export { ApiError, ApiTransientError };

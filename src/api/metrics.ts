@@ -1,0 +1,57 @@
+/**
+ * The API client's Prometheus metrics, registered on a registry the caller owns (the worker's
+ * `/metrics`). Labels stay low-cardinality: the scope kind, never the scope id.
+ */
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export type ChallengeKind = 'initial' | 'stale' | 'renewed' | 'rejected';
+
+export interface ApiMetrics {
+  /** HTTP requests sent, by scope kind and status (`error` when no response arrived). */
+  readonly requests: Counter<'scope_kind' | 'status'>;
+  /** Attempts repeated after a transient failure, by reason code. */
+  readonly retries: Counter<'scope_kind' | 'reason'>;
+  /** Digest 401 challenges answered or refused, by kind. */
+  readonly challenges: Counter<'scope_kind' | 'kind'>;
+  /** 429 responses. */
+  readonly rateLimited: Counter<'scope_kind'>;
+  /** Time from sending a request to having its whole body. */
+  readonly latency: Histogram<'scope_kind' | 'status'>;
+}
+
+export function createApiMetrics(registry: Registry): ApiMetrics {
+  const registers = [registry];
+  return {
+    requests: new Counter({
+      name: 'events_mirror_api_requests_total',
+      help: 'HTTP requests sent to the Events API',
+      labelNames: ['scope_kind', 'status'],
+      registers,
+    }),
+    retries: new Counter({
+      name: 'events_mirror_api_retries_total',
+      help: 'Events API attempts repeated after a transient failure',
+      labelNames: ['scope_kind', 'reason'],
+      registers,
+    }),
+    challenges: new Counter({
+      name: 'events_mirror_api_digest_challenges_total',
+      help: 'Digest 401 challenges from the Events API (initial, stale nonce, renewed nonce, rejected key)',
+      labelNames: ['scope_kind', 'kind'],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'events_mirror_api_rate_limited_total',
+      help: '429 responses from the Events API',
+      labelNames: ['scope_kind'],
+      registers,
+    }),
+    latency: new Histogram({
+      name: 'events_mirror_api_request_duration_seconds',
+      help: 'Events API request latency, headers and body',
+      labelNames: ['scope_kind', 'status'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * One attempt at a page: budget token, Digest Authorization from the cached nonce, the HTTP
+ * exchange, and the 401 challenge dance (initial, stale, renewed nonce, refused key). Transport
+ * failures and HTTP errors come out classified (ApiError / ApiTransientError).
+ */
+import { request, type Dispatcher } from 'undici';
+import type { Logger } from '../logger.js';
+import type { Scope } from '../scope.js';
+import { ApiCredentialsError, ApiError, ApiTransientError, type ApiFailure } from './api-error.js';
+import { isSupportedChallenge, parseDigestChallenge, type DigestChallenge } from './digest.js';
+import { judgeChallenge, type DigestSession } from './digest-session.js';
+import type { ApiMetrics } from './metrics.js';
+import type { RequestBudget } from './request-budget.js';
+import { interpretResponse, type RequestContext } from './response.js';
+import { classifyTransportError } from './retry-policy.js';
+import type { ListBody } from './validate.js';
+
+export interface ExchangeDeps {
+  readonly dispatcher: Dispatcher;
+  readonly session: DigestSession;
+  readonly publicKey: string;
+  readonly budget: RequestBudget;
+  readonly metrics: ApiMetrics | undefined;
+  readonly logger: Logger;
+  readonly requestTimeoutMs: number;
+  readonly now: () => number;
+}
+
+/** Challenges one attempt may answer before it counts as a transient failure (a nonce churn). */
+const MAX_CHALLENGES_PER_ATTEMPT = 4;
+
+const TLS_HINT = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+
+export async function sendWithDigest(
+  deps: ExchangeDeps,
+  scope: Scope,
+  context: RequestContext,
+  uri: string,
+  counter: { requests: number },
+  signal: AbortSignal | undefined,
+): Promise<{ list: ListBody; bytes: number }> {
+  const { session, metrics, logger } = deps;
+  let received: DigestChallenge | undefined;
+  for (let challenges = 0; ; ) {
+    await deps.budget.take(scope, signal);
+    const auth = received ? session.answer(received, context.method, uri) : session.authorize(context.method, uri);
+    counter.requests += 1;
+    const started = performance.now();
+    let status: number;
+    let headers: Record<string, string | string[] | undefined>;
+    let body: Buffer;
+    try {
+      const response = await request(context.url, {
+        method: 'GET',
+        headers: auth ? { accept: 'application/json', authorization: auth.header } : { accept: 'application/json' },
+        dispatcher: deps.dispatcher,
+        headersTimeout: deps.requestTimeoutMs,
+        bodyTimeout: deps.requestTimeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+      status = response.statusCode;
+      headers = response.headers;
+      body = Buffer.from(await response.body.arrayBuffer());
+    } catch (error) {
+      signal?.throwIfAborted();
+      const elapsedMs = performance.now() - started;
+      metrics?.requests.inc({ scope_kind: scope.kind, status: 'error' });
+      metrics?.latency.observe({ scope_kind: scope.kind, status: 'error' }, elapsedMs / 1000);
+      throw transportFailure(context, error, logger, elapsedMs);
+    }
+    const elapsedMs = performance.now() - started;
+    metrics?.requests.inc({ scope_kind: scope.kind, status: String(status) });
+    metrics?.latency.observe({ scope_kind: scope.kind, status: String(status) }, elapsedMs / 1000);
+    logger.debug(
+      { scope: context.scope, method: context.method, target: context.target, status, ms: Math.round(elapsedMs), bytes: body.length, nc: auth?.nc },
+      `${context.method} ${context.target} ${status} in ${Math.round(elapsedMs)} ms`,
+    );
+    if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
+
+    const challenge = status === 401 ? parseDigestChallenge(headerText(headers['www-authenticate'])) : undefined;
+    if (challenge) {
+      const base: ApiFailure = { ...context, status, errorCode: undefined, detail: undefined, bodySnippet: undefined };
+      if (!isSupportedChallenge(challenge)) {
+        throw new ApiError(base, {
+          code: 'API_DIGEST_UNSUPPORTED',
+          message: `${context.method} ${context.target} for ${context.scope} failed: 401 asks for Digest algorithm ${challenge.algorithm} with qop ${challenge.qop.join(',') || 'none'}; this client answers MD5 / MD5-sess with qop auth`,
+        });
+      }
+      const verdict = judgeChallenge(challenge, auth, received?.nonce);
+      metrics?.challenges.inc({ scope_kind: scope.kind, kind: verdict });
+      if (verdict === 'rejected') throw new ApiCredentialsError(base, deps.publicKey);
+      challenges += 1;
+      if (challenges > MAX_CHALLENGES_PER_ATTEMPT) {
+        throw new ApiTransientError(base, { code: 'DIGEST_CHALLENGE_LOOP', reason: `answered ${challenges - 1} Digest challenges and the server keeps issuing new nonces` });
+      }
+      if (verdict !== 'initial') logger.debug({ scope: context.scope, verdict }, `Digest nonce ${verdict}: answering the new challenge`);
+      received = challenge;
+      continue;
+    }
+    if (auth) session.confirm(auth);
+    const list = interpretResponse(
+      context,
+      { status, retryAfter: headerText(headers['retry-after']), bodyText: body.toString('utf8') },
+      deps.now(),
+    );
+    return { list, bytes: body.length };
+  }
+}
+
+function transportFailure(context: RequestContext, error: unknown, logger: Logger, elapsedMs: number): Error {
+  const { code, policy } = classifyTransportError(error);
+  const original = error instanceof Error ? error.message : String(error);
+  const failure: ApiFailure = { ...context, status: undefined, errorCode: undefined, detail: undefined, bodySnippet: undefined };
+  logger.debug({ scope: context.scope, target: context.target, code, ms: Math.round(elapsedMs) }, `${context.method} ${context.target} failed: ${code}`);
+  if (policy.retry) return new ApiTransientError(failure, { code, reason: `${code} (${policy.why})`, cause: error });
+  const hint = TLS_HINT.test(code) ? ' (a private certificate authority? set EVENTS_API_CA_FILE to its PEM file)' : '';
+  return new ApiError(failure, { code: `API_${code}`, message: `${context.method} ${context.target} for ${context.scope} failed: ${code}: ${original}${hint}`, cause: error });
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
