@@ -1,0 +1,110 @@
+/**
+ * The warehouse connection: PostgreSQL through a pg Pool when a URL is configured, otherwise an
+ * embedded, file-backed PGlite under the data directory. Either way every connection's
+ * search_path is the configured schema and builder queries are schema-qualified, so callers use
+ * bare table names.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { WarehouseError, errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
+import type { Database } from './tables.js';
+
+export type * from './tables.js';
+
+export interface Warehouse {
+  /** Scoped to `schema`: use bare table names. */
+  readonly db: Kysely<Database>;
+  readonly kind: 'postgres' | 'pglite';
+  readonly schema: string;
+  close(): Promise<void>;
+}
+
+export interface WarehouseOptions {
+  /** PostgreSQL connection string; unset means the embedded PGlite warehouse. */
+  url?: string;
+  schema: string;
+  /** Where the embedded warehouse lives (`<dataDir>/pglite`); `memory://` keeps it in memory. */
+  dataDir: string;
+  logger?: Logger;
+  poolSize?: number;
+}
+
+export const IN_MEMORY = 'memory://';
+
+// Same shapes on both drivers: bigint as number (ids and counts stay far below 2^53), date and
+// interval as their PostgreSQL text.
+const INT8 = 20;
+const DATE = 1082;
+const INTERVAL = 1186;
+const asText = (value: string) => value;
+
+export async function createWarehouse(options: WarehouseOptions): Promise<Warehouse> {
+  const schema = assertPlainIdentifier(options.schema);
+  const setSearchPath = `SET search_path TO ${quoteIdentifier(schema)}`;
+  const { dialect, kind, where } = options.url
+    ? postgresDialect(options.url, setSearchPath, options.poolSize)
+    : await pgliteDialect(options.dataDir, setSearchPath);
+  const root = new Kysely<Database>({ dialect });
+  try {
+    await sql`select 1`.execute(root);
+  } catch (error) {
+    await root.destroy().catch(() => undefined);
+    throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the warehouse at ${where}: ${errorMessage(error)}; check DATABASE_URL`, {
+      cause: error,
+    });
+  }
+  options.logger?.debug({ kind, where, schema }, 'warehouse opened');
+  let closed: Promise<void> | undefined;
+  return {
+    db: root.withSchema(schema),
+    kind,
+    schema,
+    close: () => (closed ??= root.destroy()),
+  };
+}
+
+function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { dialect: Dialect; kind: 'postgres'; where: string } {
+  const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser },
+  });
+  const dialect = new PostgresDialect({
+    pool,
+    onCreateConnection: async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw(setSearchPath));
+    },
+  });
+  return { dialect, kind: 'postgres', where: describeUrl(url) };
+}
+
+async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<{ dialect: Dialect; kind: 'pglite'; where: string }> {
+  const location = dataDir === IN_MEMORY ? IN_MEMORY : path.resolve(dataDir, 'pglite');
+  if (location !== IN_MEMORY) mkdirSync(location, { recursive: true });
+  let client: PGlite;
+  try {
+    client = await PGlite.create(location, { parsers: { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText } });
+    // One session serves every query, so setting it once covers them all.
+    await client.exec(setSearchPath);
+  } catch (error) {
+    throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the embedded warehouse at ${location}: ${errorMessage(error)}`, { cause: error });
+  }
+  return { dialect: new PGliteDialect(client), kind: 'pglite', where: location };
+}
+
+/** host:port/database, never the user name or password. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres://${parsed.host || 'localhost'}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL (not a valid URL)';
+  }
+}

@@ -1,0 +1,86 @@
+/** `sync_state`: one row per scope holding its checkpoint and health. */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { toStorableText } from './storable-json.js';
+import type { Database, SyncStateTable } from './tables.js';
+
+export interface SyncState {
+  scope: string;
+  watermark: Date | null;
+  lastSuccessAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+}
+
+/** Longer error texts are cut: the full error belongs in the logs. */
+export const MAX_ERROR_LENGTH = 4000;
+
+export async function getSyncState(db: Kysely<Database>, scopeKey: string): Promise<SyncState | undefined> {
+  const row = await db.selectFrom('sync_state').selectAll().where('scope', '=', scopeKey).executeTakeFirst();
+  return row && toSyncState(row);
+}
+
+export async function listSyncStates(db: Kysely<Database>): Promise<SyncState[]> {
+  const rows = await db.selectFrom('sync_state').selectAll().orderBy('scope').execute();
+  return rows.map(toSyncState);
+}
+
+/**
+ * Moves the checkpoint after the rows it covers are written (call it in the same transaction).
+ * Never moves it backwards; marks the scope healthy.
+ */
+export async function advanceWatermark(db: Kysely<Database>, scopeKey: string, watermark: Date, now: Date = new Date()): Promise<void> {
+  await db
+    .insertInto('sync_state')
+    .values({ scope: scopeKey, watermark, last_success_at: now, last_error: null, consecutive_failures: 0, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('scope').doUpdateSet({
+        watermark: sql`greatest(${sql.ref('sync_state.watermark')}, ${sql.ref('excluded.watermark')})`,
+        last_success_at: (eb) => eb.ref('excluded.last_success_at'),
+        last_error: null,
+        consecutive_failures: 0,
+        updated_at: (eb) => eb.ref('excluded.updated_at'),
+      }),
+    )
+    .execute();
+}
+
+export async function recordAttempt(db: Kysely<Database>, scopeKey: string, now: Date = new Date()): Promise<void> {
+  await db
+    .insertInto('sync_state')
+    .values({ scope: scopeKey, last_attempt_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('scope').doUpdateSet({
+        last_attempt_at: (eb) => eb.ref('excluded.last_attempt_at'),
+        updated_at: (eb) => eb.ref('excluded.updated_at'),
+      }),
+    )
+    .execute();
+}
+
+export async function recordFailure(db: Kysely<Database>, scopeKey: string, error: string, now: Date = new Date()): Promise<void> {
+  await db
+    .insertInto('sync_state')
+    .values({ scope: scopeKey, last_error: toStorableText(error.slice(0, MAX_ERROR_LENGTH)), consecutive_failures: 1, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('scope').doUpdateSet({
+        last_error: (eb) => eb.ref('excluded.last_error'),
+        consecutive_failures: sql`${sql.ref('sync_state.consecutive_failures')} + 1`,
+        updated_at: (eb) => eb.ref('excluded.updated_at'),
+      }),
+    )
+    .execute();
+}
+
+function toSyncState(row: Selectable<SyncStateTable>): SyncState {
+  return {
+    scope: row.scope,
+    watermark: row.watermark,
+    lastSuccessAt: row.last_success_at,
+    lastAttemptAt: row.last_attempt_at,
+    lastError: row.last_error,
+    consecutiveFailures: Number(row.consecutive_failures),
+  };
+}
+
+export { countEventsByScope } from './events.repository.js';

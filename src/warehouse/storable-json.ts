@@ -1,0 +1,19 @@
+/**
+ * JSON text PostgreSQL accepts. jsonb and text refuse U+0000 and lone UTF-16 surrogates, which a
+ * JSON body may legally carry; one such string must not fail a whole page, so each is replaced
+ * by U+FFFD (the only change ever made to a payload). Pure; no I/O.
+ */
+
+// JSON.stringify writes NUL and lone surrogates as \uXXXX escapes (paired surrogates stay raw),
+// so an escape preceded by an even number of backslashes is exactly such a character.
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
+
+export function toStorableJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'null';
+  return json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
+}
+
+/** Text PostgreSQL accepts in a text column (used for error messages). */
+export function toStorableText(value: string): string {
+  return value.replace(/\u0000/g, '\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}

@@ -1,0 +1,185 @@
+/**
+ * Kysely types of the warehouse tables and views (the migrations in ../../migrations create them;
+ * the README's "Warehouse reference" documents them). bigint columns arrive as numbers and `date`
+ * columns as `YYYY-MM-DD` text on both drivers (see database.ts).
+ */
+import type { ColumnType, Generated } from 'kysely';
+import type { ApiEvent } from '../api/types.js';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface EventsTable {
+  id: string;
+  scope: string;
+  org_id: string | null;
+  group_id: string | null;
+  created: Timestamp;
+  event_type_name: string;
+  alert_id: string | null;
+  alert_config_id: string | null;
+  api_key_id: string | null;
+  public_key: string | null;
+  user_id: string | null;
+  username: string | null;
+  remote_address: string | null;
+  is_global_admin: boolean | null;
+  target_username: string | null;
+  target_public_key: string | null;
+  access_list_entry: string | null;
+  team_id: string | null;
+  cluster_id: string | null;
+  cluster_name: string | null;
+  host_id: string | null;
+  hostname: string | null;
+  port: number | null;
+  replica_set_name: string | null;
+  shard_name: string | null;
+  database: string | null;
+  collection: string | null;
+  op_type: string | null;
+  invoice_id: string | null;
+  payment_id: string | null;
+  maintenance_window_id: string | null;
+  metric_name: string | null;
+  current_value_number: number | null;
+  current_value_units: string | null;
+  raw: Json<unknown> | null;
+  payload: Json<ApiEvent>;
+  ingested_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface RejectedEventsTable {
+  id: Generated<number>;
+  scope: string;
+  reason: string;
+  payload: Json<unknown>;
+  payload_md5: string;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  seen_count: number;
+}
+
+export interface SyncStateTable {
+  scope: string;
+  watermark: Timestamp | null;
+  last_success_at: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_error: string | null;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
+
+export interface SyncRunsTable {
+  id: Generated<number>;
+  scope: string;
+  mode: string;
+  window_start: Timestamp;
+  window_end: Timestamp;
+  job_id: string | null;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+  status: RunStatus;
+  pages: ColumnType<number, number | undefined, number>;
+  requests: ColumnType<number, number | undefined, number>;
+  events_seen: ColumnType<number, number | undefined, number>;
+  events_inserted: ColumnType<number, number | undefined, number>;
+  events_changed: ColumnType<number, number | undefined, number>;
+  events_rejected: ColumnType<number, number | undefined, number>;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+export interface EventsPerDayView {
+  day: string;
+  scope: string;
+  event_type_name: string;
+  events: number;
+}
+
+export interface AutomationConfigChangesView {
+  event_id: string;
+  scope: string;
+  org_id: string | null;
+  group_id: string | null;
+  created: Date;
+  event_type_name: string;
+  actor: string | null;
+  diff_index: number;
+  diff_id: string | null;
+  diff_type: string | null;
+  diff_status: string | null;
+  diff_name: string | null;
+  param_names: string[];
+  params: unknown;
+  privileges: unknown;
+  roles: unknown;
+}
+
+export interface AlertsView {
+  event_id: string;
+  scope: string;
+  org_id: string | null;
+  group_id: string | null;
+  created: Date;
+  event_type_name: string;
+  alert_id: string | null;
+  alert_config_id: string | null;
+  metric_name: string | null;
+  current_value_number: number | null;
+  current_value_units: string | null;
+  cluster_name: string | null;
+  hostname: string | null;
+  port: number | null;
+  replica_set_name: string | null;
+  shard_name: string | null;
+}
+
+export interface ActorActivityView {
+  event_id: string;
+  scope: string;
+  org_id: string | null;
+  group_id: string | null;
+  created: Date;
+  event_type_name: string;
+  actor_kind: 'user' | 'api_key';
+  actor: string;
+  user_id: string | null;
+  username: string | null;
+  api_key_id: string | null;
+  public_key: string | null;
+  remote_address: string | null;
+  is_global_admin: boolean | null;
+  target: string | null;
+  target_username: string | null;
+  target_public_key: string | null;
+  access_list_entry: string | null;
+  team_id: string | null;
+}
+
+export interface SyncLagView {
+  scope: string;
+  watermark: Date | null;
+  /** PostgreSQL interval text, such as `00:03:12.5`. */
+  lag: string | null;
+  lag_seconds: number | null;
+  last_success_at: Date | null;
+  last_attempt_at: Date | null;
+  last_error: string | null;
+  consecutive_failures: number;
+}
+
+export interface Database {
+  events: EventsTable;
+  rejected_events: RejectedEventsTable;
+  sync_state: SyncStateTable;
+  sync_runs: SyncRunsTable;
+  events_per_day: EventsPerDayView;
+  automation_config_changes: AutomationConfigChangesView;
+  alerts: AlertsView;
+  actor_activity: ActorActivityView;
+  sync_lag: SyncLagView;
+}
