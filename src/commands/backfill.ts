@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { requireApiCredentials, scopeSettings } from '../config.js';
 import { UsageError } from '../errors.js';
 import type { Scope } from '../scope.js';
+import { runEnqueueBackfill } from '../queue/enqueue-backfill.js';
 import { backfillScope, type BackfillProgress } from '../sync/backfill.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../report/table.js';
@@ -14,6 +15,7 @@ interface BackfillOptions {
   scope: Scope;
   from: Date;
   to?: Date;
+  enqueue?: boolean;
 }
 
 export function registerBackfillCommand(program: Command): void {
@@ -23,6 +25,7 @@ export function registerBackfillCommand(program: Command): void {
     .requiredOption('--scope <scope>', 'org:<orgId> or group:<groupId>', scopeArg)
     .requiredOption('--from <iso>', 'start of the range, ISO 8601 (inclusive)', isoDate)
     .option('--to <iso>', 'end of the range, ISO 8601 (inclusive; default: now)', isoDate)
+    .option('--enqueue', 'add one BullMQ job per window for the workers instead of running here (needs Redis only)')
     .action(action(async (options: BackfillOptions) => runBackfill(options)));
 }
 
@@ -32,6 +35,7 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
     throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(to)}: swap them`);
   }
   const { config, logger } = createContext({ logFd: 2 });
+  if (options.enqueue) return runEnqueueBackfill(config, logger, options.scope, options.from, to);
   requireApiCredentials(config);
   const settings = scopeSettings(config, options.scope);
   const stop = new AbortController();

@@ -1,0 +1,24 @@
+/** `events-mirror scheduler`: keeps one BullMQ job scheduler per configured scope. */
+import type { Command } from 'commander';
+import { runSchedulerProcess } from '../queue/scheduler-process.js';
+import { action, createContext } from './context.js';
+import { positiveInt } from './options.js';
+
+interface SchedulerOptions {
+  once?: boolean;
+  reconcileSeconds: number;
+}
+
+export function registerSchedulerCommand(program: Command): void {
+  program
+    .command('scheduler')
+    .description('keep one job scheduler per configured scope in Redis (adds, updates, removes); runs until SIGTERM/SIGINT')
+    .option('--once', 'reconcile the job schedulers once, print what changed, and exit')
+    .option('--reconcile-seconds <n>', 'full reconcile period (it also reconciles on start and whenever Redis comes back)', positiveInt, 600)
+    .action(
+      action(async (options: SchedulerOptions) => {
+        const { config, logger } = createContext({ logFd: options.once ? 2 : 1 });
+        return runSchedulerProcess(config, logger, { once: options.once === true, reconcileSeconds: options.reconcileSeconds });
+      }),
+    );
+}

@@ -1,0 +1,27 @@
+/** `events-mirror worker`: runs BullMQ poll and backfill-window jobs until SIGTERM/SIGINT. */
+import type { Command } from 'commander';
+import { runWorkerProcess } from '../queue/worker-process.js';
+import { action, createContext } from './context.js';
+import { positiveInt } from './options.js';
+
+interface WorkerOptions {
+  concurrency?: number;
+  metricsHost: string;
+}
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('run poll and backfill jobs from Redis; serves /healthz and /metrics; graceful on SIGTERM/SIGINT')
+    .option('--concurrency <n>', 'jobs run at once (default: WORKER_CONCURRENCY or worker.concurrency)', positiveInt)
+    .option('--metrics-host <host>', 'address /healthz and /metrics listen on (port: METRICS_PORT)', '0.0.0.0')
+    .action(
+      action(async (options: WorkerOptions) => {
+        const { config, logger } = createContext({
+          logFd: 1,
+          ...(options.concurrency ? { overrides: { worker: { concurrency: options.concurrency } } } : {}),
+        });
+        return runWorkerProcess(config, logger, { metricsHost: options.metricsHost });
+      }),
+    );
+}

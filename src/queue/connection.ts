@@ -1,0 +1,76 @@
+/**
+ * Redis connections for BullMQ and the shared request budget. Commands wait through an outage
+ * (maxRetriesPerRequest: null, as BullMQ requires) and the client reconnects forever with a capped
+ * backoff, so a Redis restart pauses the processes instead of killing them. One line is logged when
+ * the connection drops and one when it is back, not one per reconnect attempt.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface RedisConnectionOptions {
+  readonly url: string;
+  /** Shown in log lines: which process part this connection serves. */
+  readonly name: string;
+  readonly logger: Logger;
+  /** Longest wait between reconnect attempts. */
+  readonly maxReconnectDelayMs?: number;
+}
+
+export function createRedisConnection(options: RedisConnectionOptions): Redis {
+  const where = describeRedisUrl(options.url);
+  const maxDelay = options.maxReconnectDelayMs ?? 5_000;
+  const redisOptions: RedisOptions = {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    connectionName: `events-mirror:${options.name}`,
+    retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt, 10), maxDelay),
+    // A replica promoted after a failover answers READONLY to writes: reconnect to the new primary.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+  };
+  let redis: Redis;
+  try {
+    redis = new Redis(options.url, redisOptions);
+  } catch (error) {
+    throw new ConfigError(`REDIS_URL is not a usable Redis URL (${where}): expected redis://host:port or rediss://…`, { cause: error });
+  }
+  let down = false;
+  let everReady = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    options.logger.warn({ redis: where, connection: options.name, err: { message: error.message } }, `Redis at ${where} unreachable: retrying until it is back`);
+  });
+  redis.on('ready', () => {
+    if (down || everReady) options.logger.info({ redis: where, connection: options.name }, `Redis at ${where} reachable again`);
+    down = false;
+    everReady = true;
+  });
+  return redis;
+}
+
+/** host:port/db, never the password. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return 'REDIS_URL (not a valid URL)';
+  }
+}
+
+/** Resolves when the connection is ready; rejects after `timeoutMs` with a line naming Redis. */
+export async function waitForRedis(redis: Redis, url: string, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`Redis at ${describeRedisUrl(url)} did not answer within ${timeoutMs} ms: check REDIS_URL and that Redis is running`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', onReady);
+  });
+}

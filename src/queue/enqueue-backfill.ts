@@ -1,0 +1,61 @@
+/**
+ * `backfill --enqueue`: one BullMQ job per backfill window, for the workers to run. Job ids are
+ * derived from the scope and the window, and BullMQ ignores an add whose id already exists, so
+ * enqueueing the same range twice adds nothing the second time.
+ */
+import { scopeSettings, type Config, type ScopeSettings } from '../config.js';
+import type { Logger } from '../logger.js';
+import { formatTimestamp } from '../report/table.js';
+import type { Scope } from '../scope.js';
+import { planBackfill } from '../sync/planner.js';
+import { createRedisConnection, waitForRedis } from './connection.js';
+import { BACKFILL_JOB, BACKFILL_JOB_OPTIONS, backfillJobData, backfillJobId } from './queues.js';
+import { createSyncQueue, type SyncQueue } from './scheduler.js';
+
+export interface EnqueueResult {
+  readonly windows: number;
+  /** Windows that had no job yet (the rest were queued, running or done already). */
+  readonly added: number;
+}
+
+export async function enqueueBackfill(
+  queue: SyncQueue,
+  settings: ScopeSettings,
+  from: Date,
+  to: Date,
+  windowSeconds: number,
+): Promise<EnqueueResult> {
+  const windows = planBackfill(from, to, windowSeconds);
+  const jobs = windows.map((window) => ({
+    name: BACKFILL_JOB,
+    data: backfillJobData(settings, window),
+    opts: { ...BACKFILL_JOB_OPTIONS, jobId: backfillJobId(settings.scope, window) },
+  }));
+  let added = 0;
+  const batch = 500;
+  for (let i = 0; i < jobs.length; i += batch) {
+    const slice = jobs.slice(i, i + batch);
+    const states = await Promise.all(slice.map((job) => queue.getJobState(job.opts.jobId)));
+    added += states.filter((state) => state === 'unknown').length;
+    await queue.addBulk(slice);
+  }
+  return { windows: windows.length, added };
+}
+
+/** The `backfill --enqueue` command body: needs Redis only (no API key, no database). */
+export async function runEnqueueBackfill(config: Config, logger: Logger, scope: Scope, from: Date, to: Date): Promise<number> {
+  const connection = createRedisConnection({ url: config.redis.url, name: 'backfill-enqueue', logger });
+  const queue = createSyncQueue(connection, config.redis.prefix);
+  try {
+    await waitForRedis(connection, config.redis.url, 30_000);
+    const result = await enqueueBackfill(queue, scopeSettings(config, scope), from, to, config.sync.windowSeconds);
+    process.stdout.write(
+      `enqueued backfill of ${scope.key} ${formatTimestamp(from)}..${formatTimestamp(to)}: ` +
+        `${result.added} of ${result.windows} windows added (${result.windows - result.added} already queued or done)\n`,
+    );
+    return 0;
+  } finally {
+    await queue.close().catch(() => undefined);
+    await connection.quit().catch(() => connection.disconnect());
+  }
+}

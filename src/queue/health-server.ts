@@ -1,0 +1,99 @@
+/**
+ * The worker's HTTP side: `/healthz` runs every check (each bounded in time) and answers 200 when
+ * all pass, 503 naming the ones that failed; `/metrics` serves the Prometheus registry.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { errorMessage } from '../errors.js';
+
+export type HealthCheck = () => Promise<void>;
+
+export interface HealthServerOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly registry: Registry;
+  /** Named checks, e.g. redis, postgres, migrations. */
+  readonly checks: Readonly<Record<string, HealthCheck>>;
+  readonly checkTimeoutMs?: number;
+}
+
+export interface HealthServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface HealthReport {
+  readonly status: 'ok' | 'failing';
+  readonly checks: Record<string, 'ok' | string>;
+}
+
+export async function runHealthChecks(checks: Readonly<Record<string, HealthCheck>>, timeoutMs: number): Promise<HealthReport> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
+        return [name, 'ok'] as const;
+      } catch (error) {
+        return [name, errorMessage(error)] as const;
+      }
+    }),
+  );
+  const results = Object.fromEntries(entries);
+  return { status: entries.every(([, r]) => r === 'ok') ? 'ok' : 'failing', checks: results };
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const timeoutMs = options.checkTimeoutMs ?? 2_000;
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const reply = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/healthz') {
+      void runHealthChecks(options.checks, timeoutMs).then(
+        (report) => reply(report.status === 'ok' ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`),
+        (error: unknown) => reply(500, 'text/plain', `${errorMessage(error)}\n`),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      void options.registry.metrics().then(
+        (text) => reply(200, options.registry.contentType, text),
+        (error: unknown) => reply(500, 'text/plain', `${errorMessage(error)}\n`),
+      );
+      return;
+    }
+    reply(404, 'text/plain', 'not found: try /healthz or /metrics\n');
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  return {
+    port,
+    url: `http://${shownHost}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,129 @@
+/**
+ * What a worker does with one job: the sync engine's own entry points, and the mapping of their
+ * outcomes onto BullMQ's. A skipped overlap completes normally; a permanent failure (401, 403,
+ * 404, a malformed payload) throws UnrecoverableError so BullMQ does not retry it; anything else
+ * throws a plain error and BullMQ retries it with backoff. A job interrupted by shutdown goes back
+ * to the waiting list untouched (no attempt spent), for another worker to take.
+ */
+import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import type { z } from 'zod';
+import { PermanentError, errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { backfillWindow } from '../sync/backfill.js';
+import { formatWindow } from '../sync/planner.js';
+import type { SyncContext } from '../sync/run-window.js';
+import { syncScope } from '../sync/sync-scope.js';
+import { emptyTotals, type SyncTotals } from '../sync/totals.js';
+import { findSucceededWindows } from '../warehouse/runs.repository.js';
+import type { JobOutcome, SyncMetrics } from './metrics.js';
+import {
+  BACKFILL_JOB,
+  POLL_JOB,
+  backfillJobSchema,
+  pollJobSchema,
+  settingsFromJob,
+  windowFromJob,
+  type SyncJobName,
+} from './queues.js';
+
+export interface JobSummary {
+  readonly status: 'succeeded' | 'skipped' | 'already-done';
+  readonly windows: number;
+  readonly pages: number;
+  readonly inserted: number;
+  readonly changed: number;
+  readonly rejected: number;
+}
+
+export interface ProcessorDeps {
+  readonly ctx: SyncContext;
+  readonly logger: Logger;
+  readonly metrics?: SyncMetrics;
+  /** How often a backfill window tries again for its scope's lock while a poll holds it. */
+  readonly lockRetryMs?: number;
+}
+
+export type SyncJobProcessor = (job: Job, token?: string) => Promise<JobSummary>;
+
+export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
+  return async (job, token) => {
+    const started = performance.now();
+    const name = job.name as SyncJobName;
+    const record = (outcome: JobOutcome) => deps.metrics?.recordJob(name, outcome, (performance.now() - started) / 1000);
+    try {
+      const summary =
+        job.name === POLL_JOB ? await runPoll(deps, job) : job.name === BACKFILL_JOB ? await runBackfillWindow(deps, job) : unknownJob(job);
+      record(summary.status === 'skipped' ? 'skipped' : 'succeeded');
+      return summary;
+    } catch (error) {
+      if (deps.ctx.signal?.aborted && !(error instanceof UnrecoverableError) && token) {
+        await job.moveToWait(token);
+        record('handed_back');
+        deps.logger.info({ jobId: job.id, job: job.name }, `job ${job.id} interrupted by shutdown: handed back to the queue`);
+        throw new WaitingError();
+      }
+      record(error instanceof UnrecoverableError ? 'failed_permanent' : 'failed_transient');
+      throw error;
+    }
+  };
+}
+
+async function runPoll(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+  const data = parsePayload(pollJobSchema, job);
+  const settings = settingsFromJob(data);
+  const result = await syncScope(deps.ctx, settings, { mode: 'poll', ...(job.id ? { jobId: job.id } : {}) });
+  deps.metrics?.recordWindows(POLL_JOB, result.totals.windows);
+  deps.metrics?.recordLag(result.scope, result.watermark, deps.ctx.now());
+  if (result.status === 'failed') {
+    const message = `${result.scope}: ${errorMessage(result.error)}`;
+    throw result.permanent ? new UnrecoverableError(message) : new Error(message, { cause: result.error });
+  }
+  return summarize(result.status, result.totals);
+}
+
+async function runBackfillWindow(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+  const data = parsePayload(backfillJobSchema, job);
+  const settings = settingsFromJob(data);
+  const window = windowFromJob(data);
+  const finished = await findSucceededWindows(deps.ctx.warehouse.db, data.scope, 'backfill', window.minDate, window.maxDate);
+  const sameWindow = (w: { windowStart: Date; windowEnd: Date }) =>
+    w.windowStart.getTime() === window.minDate.getTime() && w.windowEnd.getTime() === window.maxDate.getTime();
+  if (finished.some(sameWindow)) return summarize('already-done', emptyTotals());
+  try {
+    const totals = await backfillWindow(deps.ctx, settings, window, {
+      lockRetryMs: deps.lockRetryMs ?? 1000,
+      ...(job.id ? { jobId: job.id } : {}),
+    });
+    deps.metrics?.recordWindows(BACKFILL_JOB, totals.windows);
+    return summarize('succeeded', totals);
+  } catch (error) {
+    if (error instanceof PermanentError) {
+      throw new UnrecoverableError(`${data.scope} ${formatWindow(window)}: ${errorMessage(error)}`);
+    }
+    throw error;
+  }
+}
+
+function parsePayload<T>(schema: z.ZodType<T>, job: Job): T {
+  const parsed = schema.safeParse(job.data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new UnrecoverableError(`job ${job.id} (${job.name}) has a malformed payload: ${issues}`);
+  }
+  return parsed.data;
+}
+
+function unknownJob(job: Job): never {
+  throw new UnrecoverableError(`job ${job.id} has an unknown name "${job.name}": expected ${POLL_JOB} or ${BACKFILL_JOB}`);
+}
+
+function summarize(status: JobSummary['status'], totals: SyncTotals): JobSummary {
+  return {
+    status,
+    windows: totals.windows,
+    pages: totals.pages,
+    inserted: totals.inserted,
+    changed: totals.changed,
+    rejected: totals.rejected,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The `scheduler` process: reconciles one job scheduler per configured scope, then keeps them so
+ * (see scheduler.ts) until SIGTERM or SIGINT. With `once`, reconciles and exits. It needs Redis and
+ * the scope list only: no API key, no database.
+ */
+import { requireScopes, type Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
+import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
+import { wantedSchedulers } from './scheduler-plan.js';
+
+export interface SchedulerProcessOptions {
+  readonly once: boolean;
+  /** Full reconcile period, in seconds. */
+  readonly reconcileSeconds: number;
+}
+
+const STARTUP_REDIS_TIMEOUT_MS = 60_000;
+
+export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
+  const scopes = requireScopes(config);
+  const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds);
+  const connection = createRedisConnection({ url: config.redis.url, name: 'scheduler', logger });
+  const queue = createSyncQueue(connection, config.redis.prefix);
+  try {
+    await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS);
+    if (options.once) {
+      const result = await reconcileSchedulers(queue, wanted);
+      process.stdout.write(
+        `job schedulers for ${wanted.length} scopes every ${config.scheduler.pollIntervalSeconds} s: ` +
+          `${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.unchanged} unchanged\n`,
+      );
+      return 0;
+    }
+    const stop = waitForSignal();
+    const service = startSchedulerService({
+      queue,
+      connection,
+      wanted,
+      logger,
+      checkEveryMs: Math.min(config.scheduler.pollIntervalSeconds, 30) * 1000,
+      reconcileEveryMs: options.reconcileSeconds * 1000,
+    });
+    logger.info(
+      { scopes: wanted.length, everySeconds: config.scheduler.pollIntervalSeconds, redis: describeRedisUrl(config.redis.url), prefix: config.redis.prefix },
+      `scheduler keeping ${wanted.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s`,
+    );
+    const signal = await stop.promise;
+    logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
+    stop.dispose();
+    await service.close();
+    return 0;
+  } finally {
+    await queue.close().catch(() => undefined);
+    await connection.quit().catch(() => connection.disconnect());
+  }
+}
+
+function waitForSignal(): { promise: Promise<string>; dispose(): void } {
+  let handler!: (signal: NodeJS.Signals) => void;
+  const promise = new Promise<string>((resolve) => {
+    handler = (signal) => resolve(signal);
+    process.on('SIGTERM', handler);
+    process.on('SIGINT', handler);
+  });
+  return {
+    promise,
+    dispose() {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The `worker` process: wires Redis, the warehouse, the API client with its Redis-shared request
+ * budget, the BullMQ worker and the health/metrics server, then runs until SIGTERM or SIGINT.
+ *
+ * Shutdown is bounded: the worker stops taking jobs and lets running ones finish for
+ * `worker.shutdownTimeoutMs`; jobs still running then are interrupted and handed back to the
+ * queue; Redis, the pool and the server are closed. A second signal interrupts at once.
+ */
+import { sql } from 'kysely';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { createApiMetrics } from '../api/metrics.js';
+import { redisRequestBudget } from '../api/request-budget.js';
+import { requireApiCredentials, type Config } from '../config.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
+import { assertMigrated } from '../warehouse/migrator.js';
+import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
+import { startHealthServer, type HealthServer } from './health-server.js';
+import { createJobProcessor } from './job-processor.js';
+import { createSyncMetrics } from './metrics.js';
+import { createSyncWorker } from './worker.js';
+
+export interface WorkerProcessOptions {
+  readonly metricsHost: string;
+  /** Resolves when the process should stop; defaults to the first SIGTERM or SIGINT. */
+  readonly stopSignal?: Promise<string>;
+}
+
+const STARTUP_REDIS_TIMEOUT_MS = 60_000;
+const INTERRUPT_GRACE_MS = 10_000;
+
+export async function runWorkerProcess(config: Config, logger: Logger, options: WorkerProcessOptions): Promise<number> {
+  requireApiCredentials(config);
+  requirePostgres(config, 'worker');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const syncMetrics = createSyncMetrics(registry);
+  const interrupt = new AbortController();
+  const signals = options.stopSignal ? undefined : listenForSignals(logger, () => interrupt.abort(new Error('worker shutting down')));
+  const stopRequested = options.stopSignal ?? signals!.first;
+
+  const connection = createRedisConnection({ url: config.redis.url, name: 'worker', logger });
+  let runtime: SyncRuntime | undefined;
+  let health: HealthServer | undefined;
+  try {
+    await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS);
+    runtime = await openSyncRuntime(config, logger, {
+      signal: interrupt.signal,
+      budget: redisRequestBudget(connection, config.api.requestsPerMinute, config.redis.prefix),
+      metrics: createApiMetrics(registry),
+      onPage: syncMetrics.onPage,
+    });
+    const warehouse = runtime.warehouse;
+    health = await startHealthServer({
+      port: config.worker.metricsPort,
+      host: options.metricsHost,
+      registry,
+      checks: {
+        redis: async () => void (await connection.ping()),
+        postgres: async () => void (await sql`select 1`.execute(warehouse.db)),
+        migrations: () => assertMigrated(warehouse),
+      },
+    }).catch((error: unknown) => {
+      throw new ConfigError(`cannot serve /healthz and /metrics on ${options.metricsHost}:${config.worker.metricsPort}: ${errorMessage(error)}; set METRICS_PORT to a free port`);
+    });
+    const worker = createSyncWorker({
+      connection,
+      prefix: config.redis.prefix,
+      concurrency: config.worker.concurrency,
+      processor: createJobProcessor({ ctx: runtime.ctx, logger, metrics: syncMetrics }),
+      logger,
+    });
+    void worker.run().catch((error: unknown) => logger.error({ err: error }, `worker stopped: ${errorMessage(error)}`));
+    logger.info(
+      { concurrency: config.worker.concurrency, redis: describeRedisUrl(config.redis.url), prefix: config.redis.prefix, metrics: health.url },
+      `worker running ${config.worker.concurrency} jobs at a time; health at ${health.url}/healthz, metrics at ${health.url}/metrics`,
+    );
+
+    const signal = await stopRequested;
+    const shutdownMs = config.worker.shutdownTimeoutMs;
+    logger.info(`${signal}: no new jobs; waiting up to ${shutdownMs} ms for running ones`);
+    const closing = worker.close();
+    const hardStop = setTimeout(() => {
+      logger.error('shutdown did not finish in time: exiting anyway (running jobs are retaken once their lock lapses)');
+      process.exit(1);
+    }, shutdownMs + INTERRUPT_GRACE_MS * 2);
+    hardStop.unref();
+    if (!(await settlesWithin(closing, shutdownMs))) {
+      logger.warn(`jobs still running after ${shutdownMs} ms: interrupting them and handing them back to the queue`);
+      interrupt.abort(new Error('worker shutting down'));
+      if (!(await settlesWithin(closing, INTERRUPT_GRACE_MS))) await worker.close(true);
+    }
+    return 0;
+  } finally {
+    signals?.dispose();
+    await health?.close();
+    await runtime?.close().catch((error: unknown) => logger.warn({ err: error }, `closing the warehouse: ${errorMessage(error)}`));
+    await connection.quit().catch(() => connection.disconnect());
+  }
+}
+
+/** The worker and scheduler run on several hosts: the embedded warehouse cannot be shared. */
+export function requirePostgres(config: Config, processName: string): void {
+  if (!config.database.url) {
+    throw new ConfigError(
+      `the ${processName} needs DATABASE_URL: it shares one PostgreSQL warehouse with every other worker, and the embedded warehouse serves a single process only`,
+    );
+  }
+}
+
+function listenForSignals(logger: Logger, onSecond: () => void): { first: Promise<string>; dispose(): void } {
+  let count = 0;
+  let resolveFirst!: (signal: string) => void;
+  const first = new Promise<string>((resolve) => (resolveFirst = resolve));
+  const handler = (signal: NodeJS.Signals) => {
+    count += 1;
+    if (count === 1) return resolveFirst(signal);
+    logger.warn(`${signal} again: interrupting running jobs now`);
+    onSecond();
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  return {
+    first,
+    dispose() {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    },
+  };
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
+}

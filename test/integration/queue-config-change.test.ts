@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import { createJobProcessor } from '../../src/queue/job-processor.js';
+import { createSyncQueue, type SyncQueue } from '../../src/queue/scheduler.js';
+import { createSyncWorker, type SyncWorker } from '../../src/queue/worker.js';
+import { runCli } from '../helpers/cli.js';
+import { pollRunsSince, startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
+import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+import type { SyncRuntime } from '../../src/sync/runtime.js';
+
+const [A, B, C] = ['group:6a0000000000000000000091', 'group:6a0000000000000000000092', 'group:6a0000000000000000000093'] as const;
+
+describe('a configuration change reaches the job schedulers', () => {
+  let fixture: SyncFixture;
+  let connection: Redis;
+  let queue: SyncQueue;
+  let worker: SyncWorker;
+  let runtime: SyncRuntime;
+  let scheduler: CliProcess | undefined;
+  const prefix = `em-test-${randomUUID()}`;
+
+  beforeAll(async () => {
+    fixture = await startSyncFixture(
+      { seed: 91, orgs: ['5f0000000000000000000091'], groups: [A, B, C].map((s) => s.slice(6)), eventsPerScope: 200, days: 1 },
+      { EVENTS_START_DATE: daysAgo(2).toISOString() },
+    );
+    connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    queue = createSyncQueue(connection, prefix);
+    runtime = await fixture.runtime({ sync: { settleSeconds: 1 } });
+    worker = createSyncWorker({
+      connection,
+      prefix,
+      concurrency: 3,
+      processor: createJobProcessor({ ctx: runtime.ctx, logger: silentLogger() }),
+      logger: silentLogger(),
+    });
+    void worker.run();
+  });
+  afterAll(async () => {
+    await scheduler?.stop('SIGKILL').catch(() => undefined);
+    await worker?.close();
+    await queue?.obliterate({ force: true });
+    await queue?.close();
+    await connection?.quit();
+    await fixture?.close();
+  });
+
+  const envWith = (scopes: string[]) => ({ ...fixture.env, EVENTS_SCOPES: scopes.join(','), REDIS_PREFIX: prefix, EVENTS_POLL_INTERVAL_SECONDS: '1' });
+  const schedulerIds = async () => (await queue.getJobSchedulers()).map((s) => s.key).sort();
+
+  it('stops polling a removed scope and starts polling an added one', async () => {
+    const db = runtime.warehouse.db;
+    const began = new Date();
+    scheduler = startCli('scheduler 1', ['scheduler'], envWith([A, B]));
+    await waitFor('polls of A and B', async () => {
+      const runs = await pollRunsSince(db, began);
+      return (runs.get(A) ?? 0) >= 2 && (runs.get(B) ?? 0) >= 2;
+    });
+    expect((await scheduler.stop('SIGTERM')).code, scheduler.output()).toBe(0);
+    // The schedulers live in Redis: polling goes on without the scheduler process.
+    expect(await schedulerIds()).toEqual(['poll.group.6a0000000000000000000091', 'poll.group.6a0000000000000000000092']);
+
+    // The new configuration drops A and adds C; a one-shot run and a long-running one agree.
+    const once = await runCli(['scheduler', '--once'], envWith([B, C]));
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.stdout).toContain('1 added, 0 updated, 1 removed, 1 unchanged');
+    scheduler = startCli('scheduler 2', ['scheduler'], envWith([B, C]));
+    expect(await schedulerIds()).toEqual(['poll.group.6a0000000000000000000092', 'poll.group.6a0000000000000000000093']);
+
+    const changed = new Date();
+    await waitFor('polls of C, and of B since the change', async () => {
+      const runs = await pollRunsSince(db, changed);
+      return (runs.get(C) ?? 0) >= 1 && (runs.get(B) ?? 0) >= 1;
+    });
+    // A poll of A already taken before the change may still finish; after that, none starts.
+    const settledAt = new Date();
+    await waitFor('three more polls of B', async () => ((await pollRunsSince(db, settledAt)).get(B) ?? 0) >= 3);
+    const since = await pollRunsSince(db, settledAt);
+    expect(since.get(A) ?? 0, 'polls of the removed scope').toBe(0);
+    expect(since.get(C) ?? 0).toBeGreaterThanOrEqual(1);
+    expect((await scheduler.stop('SIGTERM')).code, scheduler.output()).toBe(0);
+  }, 180_000);
+});
