@@ -1,6 +1,13 @@
 /** Builds the `events-mirror` command tree; each subcommand lives in src/commands/. */
 import { Command, CommanderError } from 'commander';
+import { registerBackfillCommand } from './commands/backfill.js';
 import { EXIT_USAGE } from './commands/context.js';
+import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerMigrateCommand } from './commands/migrate.js';
+import { registerSchedulerCommand } from './commands/scheduler.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerSyncCommand } from './commands/sync.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const program = new Command('events-mirror')
@@ -8,6 +15,13 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
+  registerMigrateCommand(program);
+  registerSyncCommand(program);
+  registerBackfillCommand(program);
+  registerStatusCommand(program);
+  registerSchedulerCommand(program);
+  registerWorkerCommand(program);
+  registerEmulatorCommand(program);
   return program;
 }
 

@@ -1,0 +1,57 @@
+/** Runs the real CLI (`src/cli.ts` through tsx) as a child process, the way a user runs it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = path.join(PROJECT_ROOT, 'src', 'cli.ts');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a CLI child gets: no inherited EVENTS_* or DATABASE_URL, only what the test sets. */
+export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[key]) base[key] = process.env[key];
+  return { ...base, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env };
+}
+
+export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = PROJECT_ROOT): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function waitForExit(child: ChildProcess, timeoutMs = 120_000): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export function runCli(args: readonly string[], env: Record<string, string | undefined>, cwd?: string): Promise<CliResult> {
+  return waitForExit(spawnCli(args, env, cwd));
+}
+
+/** Writes a JSON config file for EVENTS_MIRROR_CONFIG in a fresh temporary folder. */
+export function writeConfigFile(value: unknown): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'em-config-'));
+  const file = path.join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}

@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWarehouse } from '../../src/warehouse/database.js';
+import { runCli, spawnCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
+import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
+import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('sync killed with SIGKILL mid-run, then run again', () => {
+  let fixture: SyncFixture;
+
+  beforeAll(async () => {
+    fixture = await startSyncFixture(
+      {
+        seed: 41,
+        orgs: ['5f0000000000000000000031'],
+        groups: ['6a0000000000000000000031', '6a0000000000000000000032'],
+        eventsPerScope: 3000,
+        days: 3,
+        faults: { latencyMs: 15, malformedRate: 0.01 },
+      },
+      { EVENTS_START_DATE: daysAgo(4).toISOString(), EVENTS_SYNC_CONCURRENCY: '3' },
+    );
+  });
+  afterAll(async () => fixture?.close());
+
+  it('loses nothing and doubles nothing', async () => {
+    // Small pages and windows make a run long enough to be cut at many different points.
+    const env = { ...fixture.env, EVENTS_MIRROR_CONFIG: writeConfigFile({ api: { itemsPerPage: 100 }, sync: { windowSeconds: 6 * 3600 } }) };
+    const cuts: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const child = spawnCli(['sync', '--once'], env);
+      const delay = 1200 + Math.floor(Math.random() * 2500);
+      await sleep(delay);
+      child.kill('SIGKILL');
+      const result = await waitForExit(child);
+      cuts.push(result.signal === 'SIGKILL' ? `killed at ${delay} ms` : `finished before ${delay} ms`);
+    }
+    const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
+    try {
+      const partial = await warehouse.db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+      expect(partial.n, cuts.join(', ')).toBeGreaterThan(0);
+      const final = await runCli(['sync', '--once'], env);
+      expect(final.code, final.stderr).toBe(0);
+      await expectMirrorEqualsEmulator(warehouse.db, fixture.emulator.dataset, fixture.emulator.dataset.scopes());
+    } finally {
+      await warehouse.close();
+    }
+  });
+});
