@@ -76,6 +76,9 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { d
     max: poolSize,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser },
   });
+  // An idle client's connection can drop (a server restart); without a listener pg would crash
+  // the process. The next query gets a fresh connection.
+  pool.on('error', () => undefined);
   const dialect = new PostgresDialect({
     pool,
     onCreateConnection: async (connection) => {

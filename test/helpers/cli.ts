@@ -26,6 +26,7 @@ export function spawnCli(args: readonly string[], env: Record<string, string | u
   return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/** Call it right after spawning: output and the exit are only seen from then on. */
 export function waitForExit(child: ChildProcess, timeoutMs = 120_000): Promise<CliResult> {
   let stdout = '';
   let stderr = '';

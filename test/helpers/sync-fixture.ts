@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
+import { writeConfigFile } from './cli.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface SyncFixture {
@@ -15,6 +16,8 @@ export interface SyncFixture {
   database: TestDatabase;
   /** Environment for CLI children and for loadConfig. */
   env: Record<string, string>;
+  /** The environment with a config file holding `settings` (EVENTS_MIRROR_CONFIG), for CLI children. */
+  envWith(settings: ConfigInput): Record<string, string>;
   config(overrides?: ConfigInput): Config;
   runtime(overrides?: ConfigInput, options?: SyncRuntimeOptions): Promise<SyncRuntime>;
   close(): Promise<void>;
@@ -36,12 +39,14 @@ export async function startSyncFixture(emulatorOptions: EmulatorOptions, extraEn
     ...extraEnv,
   };
   const runtimes: SyncRuntime[] = [];
-  const config = (overrides?: ConfigInput) => loadConfig({ env: { NODE_ENV: 'test', ...env }, ...(overrides ? { overrides } : {}) });
+  const config = (overrides?: ConfigInput) =>
+    loadConfig({ env: { NODE_ENV: 'test', ...env }, overrides: withoutSettle(overrides ?? {}) });
   return {
     emulator,
     database,
     env,
     config,
+    envWith: (settings) => ({ ...env, EVENTS_MIRROR_CONFIG: writeConfigFile(withoutSettle(settings)) }),
     async runtime(overrides, options) {
       const runtime = await openSyncRuntime(config(overrides), silentLogger(), options);
       runtimes.push(runtime);
@@ -53,6 +58,14 @@ export async function startSyncFixture(emulatorOptions: EmulatorOptions, extraEn
       await database.drop();
     },
   };
+}
+
+/**
+ * The emulator's history runs up to the moment it started; a settle time of zero lets a sync read
+ * all of it (tests that exercise the settle time set their own).
+ */
+function withoutSettle(settings: ConfigInput): ConfigInput {
+  return { ...settings, sync: { settleSeconds: 0, ...settings.sync } };
 }
 
 export function daysAgo(days: number, now = Date.now()): Date {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse } from '../../src/warehouse/database.js';
-import { spawnCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
+import { spawnCli, waitForExit } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
@@ -23,7 +23,7 @@ describe('two sync --once processes started at the same time on the same scopes'
   afterAll(async () => fixture?.close());
 
   it('both succeed, no scope is read by both at once, and the mirror is exact', async () => {
-    const env = { ...fixture.env, EVENTS_MIRROR_CONFIG: writeConfigFile({ api: { itemsPerPage: 100 } }) };
+    const env = fixture.envWith({ api: { itemsPerPage: 100 } });
     const [a, b] = await Promise.all([waitForExit(spawnCli(['sync', '--once'], env)), waitForExit(spawnCli(['sync', '--once'], env))]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse } from '../../src/warehouse/database.js';
-import { runCli, spawnCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
+import { runCli, spawnCli, waitForExit } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
@@ -18,7 +18,7 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
         groups: ['6a0000000000000000000031', '6a0000000000000000000032'],
         eventsPerScope: 3000,
         days: 3,
-        faults: { latencyMs: 15, malformedRate: 0.01 },
+        faults: { latencyMs: 25, malformedRate: 0.01 },
       },
       { EVENTS_START_DATE: daysAgo(4).toISOString(), EVENTS_SYNC_CONCURRENCY: '3' },
     );
@@ -27,16 +27,18 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
 
   it('loses nothing and doubles nothing', async () => {
     // Small pages and windows make a run long enough to be cut at many different points.
-    const env = { ...fixture.env, EVENTS_MIRROR_CONFIG: writeConfigFile({ api: { itemsPerPage: 100 }, sync: { windowSeconds: 6 * 3600 } }) };
+    const env = fixture.envWith({ api: { itemsPerPage: 100 }, sync: { windowSeconds: 6 * 3600 } });
     const cuts: string[] = [];
     for (let i = 0; i < 4; i++) {
       const child = spawnCli(['sync', '--once'], env);
-      const delay = 1200 + Math.floor(Math.random() * 2500);
+      const exited = waitForExit(child);
+      const delay = 900 + Math.floor(Math.random() * 1500);
       await sleep(delay);
       child.kill('SIGKILL');
-      const result = await waitForExit(child);
+      const result = await exited;
       cuts.push(result.signal === 'SIGKILL' ? `killed at ${delay} ms` : `finished before ${delay} ms`);
     }
+    expect(cuts.filter((cut) => cut.startsWith('killed')).length, cuts.join(', ')).toBeGreaterThanOrEqual(2);
     const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
     try {
       const partial = await warehouse.db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
