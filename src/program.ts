@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { EXIT_USAGE } from './commands/context.js';
+import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerBackfillCommand(program);
   registerStatusCommand(program);
+  registerDemoCommand(program);
   registerSchedulerCommand(program);
   registerWorkerCommand(program);
   registerEmulatorCommand(program);

@@ -144,8 +144,12 @@ async function landPage(
   totals.inserted += counts.inserted;
   totals.changed += counts.changed;
   totals.rejected += page.rejected.length;
-  for (const rejected of page.rejected) {
-    ctx.logger.warn({ scope: key, reason: rejected.reason }, `event set aside in rejected_events: ${rejected.reason}`);
+  if (page.rejected.length > 0) {
+    const reasons = [...new Set(page.rejected.map((r) => r.reason))];
+    ctx.logger.warn(
+      { scope: key, pageNum: page.pageNum, rejected: page.rejected.length, reasons },
+      `${key}: ${page.rejected.length} malformed ${page.rejected.length === 1 ? 'event' : 'events'} set aside in rejected_events (${reasons.join('; ')}); the rest of the page landed`,
+    );
   }
   ctx.onPage?.(scope, page, totals);
 }
