@@ -46,6 +46,15 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
       const final = await runCli(['sync', '--once'], env);
       expect(final.code, final.stderr).toBe(0);
       await expectMirrorEqualsEmulator(warehouse.db, fixture.emulator.dataset, fixture.emulator.dataset.scopes());
+
+      // `status` shows every scope caught up, without failures, with the events it holds.
+      const status = await runCli(['status'], env);
+      expect(status.code, status.stderr).toBe(0);
+      for (const scope of fixture.emulator.dataset.scopes()) {
+        const row = status.stdout.split('\n').find((line) => line.startsWith(scope));
+        const held = fixture.emulator.dataset.validIds(scope).size.toLocaleString('en-US');
+        expect(row, status.stdout).toMatch(new RegExp(`^${scope}\\s+\\d{4}-\\d{2}-\\d{2}T\\S+Z\\s+\\S+.*\\s0\\s+-\\s+${held}$`));
+      }
     } finally {
       await warehouse.close();
     }
