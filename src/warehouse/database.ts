@@ -76,9 +76,12 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { d
     max: poolSize,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser },
   });
-  // An idle client's connection can drop (a server restart); without a listener pg would crash
-  // the process. The next query gets a fresh connection.
+  // A connection can drop (a server restart) while its client sits idle in the pool or checked out
+  // between queries (a scope lock's pinned connection, an open transaction); pg emits 'error' on it,
+  // which crashes the process without a listener. The pending or next query on that client fails
+  // (a transient error: the job is retried), and the pool discards it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const dialect = new PostgresDialect({
     pool,
     onCreateConnection: async (connection) => {
