@@ -7,6 +7,7 @@
  * in half by time (rule 5) and its halves read oldest first, so the checkpoint only moves forward.
  */
 import type { EventsClient, EventsPage } from '../api/client.js';
+import { isLastPage } from '../api/pages.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -91,12 +92,11 @@ async function readWindow(
   const log = ctx.logger.child({ scope: scope.scope.key, window: formatWindow(window) });
   let first = true;
   let checkpointed = false;
-  const pages = ctx.client.pages(
-    scope.scope,
-    { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw },
-    ctx.signal,
-  );
-  for await (const page of pages) {
+  const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
+  const pages = ctx.client.pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
+  let next = fetchAhead(pages);
+  for (let result = await next; !result.done; result = await next) {
+    const page = result.value;
     const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
     const halves = tooDeep ? splitWindow(window) : undefined;
     if (tooDeep && !halves) {
@@ -104,12 +104,16 @@ async function readWindow(
     }
     first = false;
     const isLast = !halves && isLastPage(page, ctx.settings.itemsPerPage);
+    // The next page is fetched while this one lands, so HTTP and parsing overlap the database's
+    // work; pages still land one at a time and in order.
+    next = isLast || halves ? NO_MORE_PAGES : fetchAhead(pages);
     // The first page of a window about to be split still lands: its events are valid, only the
     // checkpoint waits for the halves.
     await landPage(ctx, scope, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
     checkpointed ||= isLast;
     if (halves) {
       log.debug({ totalCount: page.totalCount }, 'window too deep to page: splitting it in half');
+      await pages.return?.();
       for (const half of halves) addTotals(totals, await readWindow(ctx, scope, half, options));
       return totals;
     }
@@ -119,8 +123,17 @@ async function readWindow(
   return totals;
 }
 
-function isLastPage(page: EventsPage, itemsPerPage: number): boolean {
-  return !page.hasNext || page.events.length + page.rejected.length < itemsPerPage;
+const NO_MORE_PAGES: Promise<IteratorResult<EventsPage, void>> = Promise.resolve({ done: true, value: undefined });
+
+/**
+ * Asks for the next page now. A failure is still thrown where the result is awaited; marking it
+ * handled here keeps it from counting as unhandled while a page lands, or when the page fetched
+ * ahead is dropped because landing failed.
+ */
+function fetchAhead(pages: AsyncIterator<EventsPage, void>): Promise<IteratorResult<EventsPage, void>> {
+  const next = pages.next();
+  next.catch(() => undefined);
+  return next;
 }
 
 async function landPage(

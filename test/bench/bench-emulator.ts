@@ -69,6 +69,17 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Machine-wide CPU time so far, in clock ticks, from the first line of /proc/stat. */
+export function machineCpuTicks(): { busy: number; idle: number; iowait: number } {
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { busy: user + nice + system + irq + softirq + steal, idle, iowait };
+}
+
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 
 function get(agent: Agent, url: string, authorization?: string): Promise<{ status: number; header?: string; body: string }> {

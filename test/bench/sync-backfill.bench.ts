@@ -1,19 +1,25 @@
 /**
  * End to end: `events-mirror backfill` of ONE 1,000,000-event scope from the emulator into a fresh
- * PostgreSQL database, both run as CLI processes the way a user runs them. Measures the backfill
- * process's wall time (events/s, Node start included), its RSS every 100 ms from /proc (peak, and
+ * PostgreSQL database, both run as CLI processes. The backfill runs as the built bin does in
+ * production (compiled by tsc into a temporary folder first): run through tsx, the same process
+ * holds about 100 MiB more (tsx's loader thread and transpiled sources); SYNC_BACKFILL_TSX=1 runs it
+ * that way. Measures the backfill process's wall time (events/s, Node start included), its RSS
+ * every 100 ms from /proc (peak, and
  * at 25/50/75/100 % of the rows, to see whether memory grows with the range) and the CPU seconds of
  * the backfill, the emulator and the PostgreSQL backends serving the backfill. Then checks that the
  * warehouse holds every event of the scope. 127.0.0.1 only; stops by itself within 8 minutes.
  * Run: npx tsx test/bench/sync-backfill.bench.ts
+ * Profile the backfill process: SYNC_BACKFILL_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx …
  */
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Agent } from 'node:http';
 import pg from 'pg';
-import { runCli, spawnCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
+import { PROJECT_ROOT, cliEnv, runCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { BenchDigestClient, cpuSecondsOf, memoryOf, startEmulatorProcess } from './bench-emulator.js';
+import { BenchDigestClient, cpuSecondsOf, machineCpuTicks, memoryOf, startEmulatorProcess } from './bench-emulator.js';
 
 const EVENTS = 1_000_000;
 const GROUP = '5f1a00000000000000000b0c';
@@ -83,6 +89,27 @@ function tryRead<T>(read: () => T): T | undefined {
   }
 }
 
+/**
+ * The CLI compiled as `npm run build` does, into a temporary folder laid out like the project
+ * (config/ and node_modules/ linked), so the measured process is the production one. tsc writes its
+ * output even when a file elsewhere in the tree fails to typecheck; a missing cli.js is the failure.
+ */
+function buildCli(): { cli: string; remove: () => void } {
+  const root = mkdtempSync(path.join(tmpdir(), 'em-bench-build-'));
+  const remove = (): void => rmSync(root, { recursive: true, force: true });
+  const tsc = path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(root, 'dist')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const cli = path.join(root, 'dist', 'src', 'cli.js');
+  if (!existsSync(cli)) {
+    remove();
+    throw new Error(`tsc did not build the CLI (exit ${built.status}): ${built.stdout}${built.stderr}`);
+  }
+  copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(root, 'package.json'));
+  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  symlinkSync(path.join(PROJECT_ROOT, 'config'), path.join(root, 'config'));
+  return { cli, remove };
+}
+
 /** Quotes the earlier benchmarks' rows from the README, for comparison. */
 function earlierFigures(): string[] {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -98,7 +125,11 @@ async function main(): Promise<void> {
   hardLimit.unref();
   const emulatorProcess = startEmulatorProcess(['--group', GROUP, '--events-per-scope', String(EVENTS), '--days', String(DAYS), '--seed', '1']);
   children.add(emulatorProcess.child);
-  const database = await createTestDatabase();
+  const build = process.env.SYNC_BACKFILL_TSX === '1' ? undefined : buildCli();
+  const database = await createTestDatabase().catch((error: unknown) => {
+    build?.remove();
+    throw error;
+  });
   const monitor = new pg.Client({ connectionString: database.url });
   try {
     await monitor.connect();
@@ -123,14 +154,22 @@ async function main(): Promise<void> {
     if (migrated.code !== 0) throw new Error(`migrate failed (${migrated.code}): ${migrated.stderr}`);
 
     const emulatorCpuBefore = cpuSecondsOf(emulatorPid);
+    const machineBefore = machineCpuTicks();
     const started = performance.now();
-    const child = spawnCli(['backfill', '--scope', SCOPE, '--from', iso(from), '--to', iso(to)], env);
+    const nodeArgs = process.env.SYNC_BACKFILL_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const cliArgs = build ? [build.cli] : ['--import', 'tsx', 'src/cli.ts'];
+    const child = spawn(process.execPath, [...nodeArgs, ...cliArgs, 'backfill', '--scope', SCOPE, '--from', iso(from), '--to', iso(to)], {
+      cwd: PROJECT_ROOT,
+      env: cliEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     const exited = waitForExit(child, HARD_LIMIT_MS);
     const pid = child.pid as number;
 
     let rssMiB = 0;
     let peakMiB = 0;
+    let peakAtSeconds = 0;
     let backfillCpu = 0;
     let emulatorCpu = emulatorCpuBefore;
     const backendCpu = new Map<number, number>();
@@ -139,6 +178,7 @@ async function main(): Promise<void> {
       const memory = tryRead(() => memoryOf(pid));
       if (!memory || memory.rssMiB === 0) return;
       rssMiB = memory.rssMiB;
+      if (memory.peakMiB > peakMiB) peakAtSeconds = (performance.now() - started) / 1000;
       peakMiB = Math.max(peakMiB, memory.rssMiB, memory.peakMiB);
       backfillCpu = tryRead(() => cpuSecondsOf(pid)) ?? backfillCpu;
       emulatorCpu = tryRead(() => cpuSecondsOf(emulatorPid)) ?? emulatorCpu;
@@ -160,6 +200,7 @@ async function main(): Promise<void> {
       polling = false;
     });
     const seconds = (performance.now() - started) / 1000;
+    const machineAfter = machineCpuTicks();
     await progress;
     if (result.code !== 0) throw new Error(`backfill exited with ${result.code ?? result.signal}\n${result.stderr}`);
     process.stdout.write(`backfill: ${result.stdout}`);
@@ -184,18 +225,25 @@ async function main(): Promise<void> {
     const rssOverProgress = [0.25, 0.5, 0.75, 1].map((share) => `${share * 100}%: ${atShare(share)}`).join(', ');
     const postgresCpu = [...backendCpu.values()].reduce((sum, cpu) => sum + cpu, 0);
     console.log(`events:            ${fmt(held)}`);
-    console.log(`seconds:           ${seconds.toFixed(1)} (backfill process, Node start and migrations check included)`);
+    console.log(`seconds:           ${seconds.toFixed(1)} (backfill process, ${build ? 'built CLI' : 'through tsx'}; Node start and migrations check included)`);
     console.log(`events/s:          ${fmt(perSecond)} (target >= ${fmt(TARGET_EVENTS_PER_SECOND)})`);
-    console.log(`peak RSS:          ${peakMiB} MiB (target < ${TARGET_PEAK_RSS_MIB} MiB)`);
+    console.log(`peak RSS:          ${peakMiB} MiB, reached at ${peakAtSeconds.toFixed(1)} s (target < ${TARGET_PEAK_RSS_MIB} MiB)`);
     console.log(`RSS over progress: ${rssOverProgress}`);
     console.log(
       `CPU seconds:       backfill ${backfillCpu.toFixed(1)}, emulator ${(emulatorCpu - emulatorCpuBefore).toFixed(1)}, ` +
         `PostgreSQL backends ${postgresCpu.toFixed(1)} (of ${(2 * seconds).toFixed(0)} available on 2 cores)`,
     );
+    const ticks = (key: 'busy' | 'idle' | 'iowait'): number => machineAfter[key] - machineBefore[key];
+    const allTicks = ticks('busy') + ticks('idle') + ticks('iowait');
+    console.log(
+      `machine CPU:       ${((100 * ticks('busy')) / allTicks).toFixed(0)}% busy (every process, this one and PostgreSQL's own ` +
+        `included), ${((100 * ticks('iowait')) / allTicks).toFixed(0)}% waiting on I/O, ${((100 * ticks('idle')) / allTicks).toFixed(0)}% idle`,
+    );
     console.log('earlier benchmarks (README), for comparison:');
     for (const line of earlierFigures()) console.log(line);
     console.log(
-      `FIGURE sync-backfill: ${fmt(held)} events of one scope in ${seconds.toFixed(1)} s = ${fmt(perSecond)} events/s; ` +
+      `FIGURE sync-backfill: ${fmt(held)} events of one scope in ${seconds.toFixed(1)} s = ${fmt(perSecond)} events/s ` +
+        `(${build ? 'built CLI' : 'through tsx'}); ` +
         `backfill peak RSS ${peakMiB} MiB; RSS at ${rssOverProgress}`,
     );
   } finally {
@@ -203,6 +251,7 @@ async function main(): Promise<void> {
     killChildren();
     await monitor.end().catch(() => undefined);
     await database.drop();
+    build?.remove();
   }
 }
 
