@@ -2,10 +2,11 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { requireApiCredentials, scopeSettings } from '../config.js';
-import { UsageError } from '../errors.js';
+import { UsageError, errorMessage } from '../errors.js';
 import type { Scope } from '../scope.js';
 import { runEnqueueBackfill } from '../queue/enqueue-backfill.js';
 import { backfillScope, type BackfillProgress } from '../sync/backfill.js';
+import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../report/table.js';
 import { EXIT_OK, action, createContext } from './context.js';
@@ -38,12 +39,9 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
   if (options.enqueue) return runEnqueueBackfill(config, logger, options.scope, options.from, to);
   requireApiCredentials(config);
   const settings = scopeSettings(config, options.scope);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error('interrupted: run the same command again to resume'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const shutdown = listenForShutdown();
   const progress = progressReporter(logger, options.scope.key);
-  const runtime = await openSyncRuntime(config, progress.quietLogger, { signal: stop.signal });
+  const runtime = await openSyncRuntime(config, progress.quietLogger, { signal: shutdown.signal });
   try {
     const result = await backfillScope(runtime.ctx, settings, options.from, to, { onWindow: progress.update });
     progress.stop();
@@ -54,10 +52,12 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
         `${t.eventsSeen} events (${t.inserted} new, ${t.changed} changed, ${t.rejected} rejected)\n`,
     );
     return EXIT_OK;
+  } catch (error) {
+    if (!shutdown.signal.aborted) throw error;
+    throw new Error(`${errorMessage(shutdown.signal.reason)}: run the same command again to resume (finished windows are skipped)`, { cause: error });
   } finally {
     progress.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    shutdown.dispose();
     await runtime.close();
   }
 }

@@ -9,6 +9,7 @@ import type { FaultOptions } from '../emulator/faults.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { tryParseScope } from '../scope.js';
 import { EXIT_OK, action, createContext } from './context.js';
+import { listenForShutdown } from '../shutdown-signals.js';
 
 interface EmulatorFlags {
   host: string;
@@ -120,15 +121,9 @@ export function registerEmulatorCommand(program: Command): void {
           : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
         process.stdout.write(`EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n`);
         logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
-        await new Promise<void>((resolve) => {
-          const stop = (): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
+        const shutdown = listenForShutdown();
+        await shutdown.first;
+        shutdown.dispose();
         await emulator.close();
         logger.info('emulator stopped');
         return EXIT_OK;

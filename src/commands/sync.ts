@@ -4,6 +4,7 @@ import { requireApiCredentials, requireScopes, scopeSettings, type Config } from
 import { UsageError } from '../errors.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
+import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
@@ -33,25 +34,21 @@ async function runSync(options: SyncOptions): Promise<number> {
   });
   requireApiCredentials(config);
   const scopes = selectScopes(config, options.scope);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error('interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const runtime = await openSyncRuntime(config, logger, { signal: stop.signal });
+  const shutdown = listenForShutdown();
+  const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
     for (;;) {
       const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
         syncScope(runtime.ctx, settings, { mode: 'sync' }),
       );
       process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
-      if (options.once || stop.signal.aborted) return exitCodeFor(results);
-      await sleep(config.scheduler.pollIntervalSeconds * 1000, stop.signal);
-      if (stop.signal.aborted) return exitCodeFor(results);
+      if (options.once || shutdown.signal.aborted) return exitCodeFor(results);
+      await sleep(config.scheduler.pollIntervalSeconds * 1000, shutdown.signal);
+      if (shutdown.signal.aborted) return exitCodeFor(results);
       logger.info(`next pass over ${scopes.length} scopes`);
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    shutdown.dispose();
     await runtime.close();
   }
 }

@@ -5,6 +5,7 @@
  */
 import { requireScopes, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { listenForShutdown } from '../shutdown-signals.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
 import { wantedSchedulers } from './scheduler-plan.js';
@@ -32,7 +33,7 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       );
       return 0;
     }
-    const stop = waitForSignal();
+    const stop = listenForShutdown();
     const service = startSchedulerService({
       queue,
       connection,
@@ -45,7 +46,7 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       { scopes: wanted.length, everySeconds: config.scheduler.pollIntervalSeconds, redis: describeRedisUrl(config.redis.url), prefix: config.redis.prefix },
       `scheduler keeping ${wanted.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s`,
     );
-    const signal = await stop.promise;
+    const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
     stop.dispose();
     await service.close();
@@ -54,20 +55,4 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     await queue.close().catch(() => undefined);
     await connection.quit().catch(() => connection.disconnect());
   }
-}
-
-function waitForSignal(): { promise: Promise<string>; dispose(): void } {
-  let handler!: (signal: NodeJS.Signals) => void;
-  const promise = new Promise<string>((resolve) => {
-    handler = (signal) => resolve(signal);
-    process.on('SIGTERM', handler);
-    process.on('SIGINT', handler);
-  });
-  return {
-    promise,
-    dispose() {
-      process.off('SIGTERM', handler);
-      process.off('SIGINT', handler);
-    },
-  };
 }

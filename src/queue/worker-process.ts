@@ -13,6 +13,7 @@ import { redisRequestBudget } from '../api/request-budget.js';
 import { requireApiCredentials, type Config } from '../config.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 import { assertMigrated } from '../warehouse/migrator.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
@@ -37,7 +38,10 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   collectDefaultMetrics({ register: registry });
   const syncMetrics = createSyncMetrics(registry);
   const interrupt = new AbortController();
-  const signals = options.stopSignal ? undefined : listenForSignals(logger, () => interrupt.abort(new Error('worker shutting down')));
+  const signals = options.stopSignal ? undefined : listenForShutdown((signal) => {
+        logger.warn(`${signal} again: interrupting running jobs now`);
+        interrupt.abort(new Error('worker shutting down'));
+      });
   const stopRequested = options.stopSignal ?? signals!.first;
 
   const connection = createRedisConnection({ url: config.redis.url, name: 'worker', logger });
@@ -107,27 +111,6 @@ export function requirePostgres(config: Config, processName: string): void {
       `the ${processName} needs DATABASE_URL: it shares one PostgreSQL warehouse with every other worker, and the embedded warehouse serves a single process only`,
     );
   }
-}
-
-function listenForSignals(logger: Logger, onSecond: () => void): { first: Promise<string>; dispose(): void } {
-  let count = 0;
-  let resolveFirst!: (signal: string) => void;
-  const first = new Promise<string>((resolve) => (resolveFirst = resolve));
-  const handler = (signal: NodeJS.Signals) => {
-    count += 1;
-    if (count === 1) return resolveFirst(signal);
-    logger.warn(`${signal} again: interrupting running jobs now`);
-    onSecond();
-  };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
-  return {
-    first,
-    dispose() {
-      process.off('SIGTERM', handler);
-      process.off('SIGINT', handler);
-    },
-  };
 }
 
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse } from '../../src/warehouse/database.js';
@@ -30,13 +31,15 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
     const env = fixture.envWith({ api: { itemsPerPage: 100 }, sync: { windowSeconds: 6 * 3600 } });
     const cuts: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const child = spawnCli(['sync', '--once'], env);
+      const child = spawnCli(['sync', '--once'], { ...env, LOG_LEVEL: 'info' });
       const exited = waitForExit(child);
-      const delay = 900 + Math.floor(Math.random() * 1500);
+      // Cut at a random point after the run has started landing pages, whatever the start-up time.
+      await firstCompletedWindow(child);
+      const delay = Math.floor(Math.random() * 600);
       await sleep(delay);
       child.kill('SIGKILL');
       const result = await exited;
-      cuts.push(result.signal === 'SIGKILL' ? `killed at ${delay} ms` : `finished before ${delay} ms`);
+      cuts.push(result.signal === 'SIGKILL' ? `killed ${delay} ms into the run` : `finished within ${delay} ms`);
     }
     expect(cuts.filter((cut) => cut.startsWith('killed')).length, cuts.join(', ')).toBeGreaterThanOrEqual(2);
     const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
@@ -60,3 +63,12 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
     }
   });
 });
+
+function firstCompletedWindow(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('"msg":"synced ')) resolve();
+    });
+    child.on('close', () => resolve());
+  });
+}
