@@ -1,0 +1,32 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/cli.js';
+
+/** The README's quick start, run as written from a clean checkout of the committed tree. */
+describe('README quick start', () => {
+  const workdir = mkdtempSync(path.join(tmpdir(), 'em-quick-start-'));
+  afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+  it('`npm ci && npm run demo` works on a fresh clone and prints the report', () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const block = /## Quick start\s+```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, 'README has a Quick start shell block').toBeDefined();
+    const commands = block!.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+    expect(commands).toHaveLength(2);
+    expect(commands[0]).toBe('npm ci && npm run demo');
+
+    const checkout = path.join(workdir, 'events-mirror');
+    execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
+    const env = { ...process.env, CI: 'true', NODE_ENV: '', npm_config_prefer_offline: 'true' };
+    delete env.DATABASE_URL;
+    const run = spawnSync('bash', ['-c', commands[0]!], { cwd: checkout, env, encoding: 'utf8', timeout: 240_000 });
+    expect(run.status, run.stderr.slice(-2000)).toBe(0);
+    expect(run.stdout).toMatch(/[\d,]+ events mirrored from 4 scopes/);
+    for (const heading of ['Events per type', 'Events per day', 'Top actors', 'Recent configuration changes', 'Sync lag', 'Point it at a real account']) {
+      expect(run.stdout).toContain(heading);
+    }
+  }, 300_000);
+});
