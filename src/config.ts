@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ConfigError } from './errors.js';
+import { ConfigError, jsonSyntaxProblem } from './errors.js';
 import { SCOPE_FORM, tryParseScope, type Scope } from './scope.js';
 import { parseIsoDate } from './time.js';
 
@@ -21,6 +21,8 @@ const isoDate = z.string().refine((v) => parseIsoDate(v) !== undefined, {
 });
 const scopeText = z.string().refine((v) => tryParseScope(v) !== undefined, { message: `expected ${SCOPE_FORM}` });
 const positiveInt = z.number().int().positive();
+const urlWithScheme = (schemes: readonly string[], example: string) =>
+  z.string().refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), { message: `expected a URL such as ${example}` });
 const nonNegativeInt = z.number().int().nonnegative();
 
 const scopeEntrySchema = z.union([
@@ -39,7 +41,7 @@ const configSchema = z
   .object({
     api: z
       .object({
-        baseUrl: z.url().default('https://cloud.mongodb.com/api/public/v1.0'),
+        baseUrl: urlWithScheme(['https:', 'http:'], 'https://cloud.mongodb.com/api/public/v1.0').default('https://cloud.mongodb.com/api/public/v1.0'),
         publicKey: z.string().min(1).optional(),
         privateKey: z.string().min(1).optional(),
         caFile: z.string().min(1).optional(),
@@ -92,7 +94,7 @@ const configSchema = z
       .prefault({}),
     database: z
       .object({
-        url: z.string().min(1).optional(),
+        url: urlWithScheme(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
         schema: z.string().regex(IDENTIFIER, 'expected a plain lower-case SQL identifier such as events_mirror').default('events_mirror'),
         dataDir: z.string().min(1).default('./data'),
       })
@@ -100,8 +102,8 @@ const configSchema = z
       .prefault({}),
     redis: z
       .object({
-        url: z.string().min(1).default('redis://127.0.0.1:6379'),
-        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/).default('events-mirror'),
+        url: urlWithScheme(['redis:', 'rediss:'], 'redis://127.0.0.1:6379 or rediss://user:password@host:6380').default('redis://127.0.0.1:6379'),
+        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits, _ . : or - such as events-mirror').default('events-mirror'),
       })
       .strict()
       .prefault({}),
@@ -203,7 +205,7 @@ function readJsonLayer(file: string, required: boolean): { source: string; value
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError(`config file ${file} is not valid JSON (${jsonSyntaxProblem(error)}): fix the file`, { cause: error });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(`config file ${file} must hold a JSON object`);
@@ -252,13 +254,52 @@ function convertEnvValue(binding: EnvBinding, raw: string): unknown {
 }
 
 function describeIssues(error: z.ZodError): string {
-  const lines = error.issues.map((issue) => {
+  const lines = error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => describeUnknownKey([...issue.path.map(String), key]));
     const key = issue.path.map(String).join('.') || '(root)';
     const envName = ENV_BINDINGS.find((b) => b.path.join('.') === issue.path.slice(0, b.path.length).join('.'))?.name;
     const where = envName ? `${key} (${envName})` : key;
-    return `${where}: ${issue.message}`;
+    return [`${where}: ${issue.message}`];
   });
   return `invalid configuration: ${lines.join('; ')}`;
+}
+
+/** `sync.windowSecs: unknown key; sync takes …`, from the schema's own key list. */
+function describeUnknownKey(keyPath: readonly string[]): string {
+  const parentPath = keyPath.slice(0, -1);
+  const known = objectKeysAt(configSchema, parentPath.filter((part) => !/^\d+$/.test(part)));
+  const parent = parentPath.length > 0 ? parentPath.join('.') : 'the configuration';
+  const takes = known.length > 0 ? `; ${parent} takes ${known.join(', ')}` : '';
+  return `${keyPath.join('.')}: unknown key${takes}`;
+}
+
+function objectKeysAt(schema: z.ZodType, keyPath: readonly string[]): string[] {
+  let node: unknown = schema;
+  const unwrap = () => {
+    // default, prefault, optional wrap their schema in `innerType`; arrays hold theirs in `element`;
+    // of a union (a scope entry: a string or an object) the object is the one with keys.
+    for (let def = defOf(node); def && (def.innerType || def.element || def.options); def = defOf(node)) {
+      node = def.innerType ?? def.element ?? def.options?.find((option) => defOf(option)?.shape);
+    }
+  };
+  for (const key of keyPath) {
+    unwrap();
+    node = defOf(node)?.shape?.[key];
+  }
+  unwrap();
+  const shape = defOf(node)?.shape;
+  return shape ? Object.keys(shape).filter((key) => !SECRET_KEYS.has(key)) : [];
+}
+
+interface SchemaDef {
+  innerType?: unknown;
+  element?: unknown;
+  options?: unknown[];
+  shape?: Record<string, unknown>;
+}
+
+function defOf(node: unknown): SchemaDef | undefined {
+  return (node as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
 }
 
 function finish(parsed: ParsedConfig): Config {

@@ -51,3 +51,11 @@ export class WarehouseError extends EventsMirrorError {}
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * What is wrong with a JSON text, from JSON.parse's error, without the quoted source V8 adds to
+ * some messages (a file may hold a secret) and on one line.
+ */
+export function jsonSyntaxProblem(error: unknown): string {
+  return errorMessage(error).replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '').replace(/\s+/g, ' ').trim();
+}

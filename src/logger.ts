@@ -4,6 +4,7 @@
  */
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
+import { EventsMirrorError } from './errors.js';
 
 export type { Logger };
 
@@ -44,6 +45,7 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: serializeError },
   };
   if (options.stream) return pino(base, options.stream);
   const usePretty = options.pretty ?? (fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) === true;
@@ -51,6 +53,17 @@ export function createLogger(options: LoggerOptions): Logger {
     return pino(base, pretty({ destination: fd, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
   }
   return pino(base, pino.destination({ fd, sync: fd === 2 }));
+}
+
+/**
+ * Our own errors (a refused key, a 404, an unmigrated warehouse) are expected failures whose
+ * message says it all: their stack is noise in a log line. Anything else keeps its stack.
+ */
+function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  if (error instanceof EventsMirrorError) delete serialized.stack;
+  return serialized;
 }
 
 /** A logger that drops everything, for library callers and tests that do not care. */

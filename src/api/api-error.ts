@@ -25,6 +25,24 @@ export function describeFailure(failure: ApiFailure, reason?: string): string {
   return `${failure.method} ${failure.target} for ${failure.scope} failed: ${why || 'unknown failure'}`;
 }
 
+const NO_ROLE = 'the API key has no role that reads this feed';
+/** What a person does about a permanent answer, by the service's errorCode. */
+const FIXES: Readonly<Record<string, string>> = {
+  USER_CANNOT_ACCESS_GROUP: `${NO_ROLE}: give it Project Read Only on the project, or drop the scope`,
+  USER_CANNOT_ACCESS_ORG: `${NO_ROLE}: give it Organization Member of the organization, or drop the scope`,
+  IP_ADDRESS_NOT_ON_WHITELIST: "this host's IP address is not on the API key's access list: add it there",
+  IP_ADDRESS_NOT_ON_ACCESS_LIST: "this host's IP address is not on the API key's access list: add it there",
+  GROUP_NOT_FOUND: 'no project has this id: fix the scope in EVENTS_SCOPES or --scope',
+  ORG_NOT_FOUND: 'no organization has this id: fix the scope in EVENTS_SCOPES or --scope',
+  RESOURCE_NOT_FOUND: 'check EVENTS_API_BASE_URL: it ends with /api/public/v1.0',
+};
+
+/** `… failed: 404 GROUP_NOT_FOUND: No group… (no project has this id: fix …)`. */
+export function describeFailureWithFix(failure: ApiFailure): string {
+  const fix = failure.errorCode === undefined ? undefined : FIXES[failure.errorCode];
+  return fix ? `${describeFailure(failure)} (${fix})` : describeFailure(failure);
+}
+
 /** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
 export class ApiError extends PermanentError implements ApiFailure {
   readonly scope: string;
@@ -37,7 +55,7 @@ export class ApiError extends PermanentError implements ApiFailure {
   readonly bodySnippet: string | undefined;
 
   constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown } = {}) {
-    super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailure(failure), {
+    super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailureWithFix(failure), {
       cause: options.cause,
     });
     this.scope = failure.scope;

@@ -41,7 +41,7 @@ export function buildTlsOptions(
       });
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new ConfigError(`EVENTS_API_CA_FILE ${options.caFile} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)`);
+      throw new ConfigError(`EVENTS_API_CA_FILE ${options.caFile} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----): point it at the certificate authority's PEM file`);
     }
     tls.ca = [...rootCertificates, pem];
   }

@@ -50,7 +50,7 @@ export const TRANSPORT_POLICY: Readonly<Record<string, FailureClass>> = {
   UND_ERR_CLOSED: RETRY('connection closed'),
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: RETRY('response body cut short'),
   ECONNRESET: RETRY('connection reset'),
-  ECONNREFUSED: RETRY('connection refused'),
+  ECONNREFUSED: RETRY('connection refused; check EVENTS_API_BASE_URL'),
   EPIPE: RETRY('broken pipe'),
   ETIMEDOUT: RETRY('timed out'),
   EAI_AGAIN: RETRY('DNS lookup failed temporarily'),

@@ -113,8 +113,13 @@ function transportFailure(context: RequestContext, error: unknown, logger: Logge
   const failure: ApiFailure = { ...context, status: undefined, errorCode: undefined, detail: undefined, bodySnippet: undefined };
   logger.debug({ scope: context.scope, target: context.target, code, ms: Math.round(elapsedMs) }, `${context.method} ${context.target} failed: ${code}`);
   if (policy.retry) return new ApiTransientError(failure, { code, reason: `${code} (${policy.why})`, cause: error });
-  const hint = TLS_HINT.test(code) ? ' (a private certificate authority? set EVENTS_API_CA_FILE to its PEM file)' : '';
-  return new ApiError(failure, { code: `API_${code}`, message: `${context.method} ${context.target} for ${context.scope} failed: ${code}: ${original}${hint}`, cause: error });
+  const hint = TLS_HINT.test(code)
+    ? ' (a private certificate authority? set EVENTS_API_CA_FILE to its PEM file)'
+    : code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? ' (the server does not speak TLS: should EVENTS_API_BASE_URL start with http://?)'
+    : code === 'ENOTFOUND' ? ' (no such host: check EVENTS_API_BASE_URL)' : '';
+  // OpenSSL's messages span lines and repeat the library's internals: keep the first line only.
+  const what = code.startsWith('ERR_SSL_') ? '' : `: ${original.split('\n')[0]!.trim()}`;
+  return new ApiError(failure, { code: `API_${code}`, message: `${context.method} ${context.target} for ${context.scope} failed: ${code}${what}${hint}`, cause: error });
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

@@ -46,14 +46,19 @@ export function action<Args extends unknown[]>(
 
 export function reportFailure(error: unknown, command?: Command): number {
   if (error instanceof UsageError) {
-    process.stderr.write(`events-mirror: ${error.message}\n`);
+    process.stderr.write(`events-mirror: ${oneLine(error.message)}\n`);
     if (command) process.stderr.write(`\n${command.helpInformation()}`);
     return EXIT_USAGE;
   }
   if (error instanceof ConfigError) {
-    process.stderr.write(`events-mirror: ${error.message}\n`);
+    process.stderr.write(`events-mirror: ${oneLine(error.message)}\n`);
     return EXIT_USAGE;
   }
-  process.stderr.write(`events-mirror: ${errorMessage(error)}\n`);
+  process.stderr.write(`events-mirror: ${oneLine(errorMessage(error))}\n`);
   return EXIT_FAILURE;
+}
+
+/** A failure is answered with one line: messages from libraries sometimes span several. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
 }

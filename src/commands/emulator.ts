@@ -3,7 +3,7 @@
  * prints one line with the base URL, the throwaway key and the scopes, ready to paste.
  */
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { loadKeysFile } from '../emulator/keys.js';
 import type { FaultOptions } from '../emulator/faults.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
@@ -87,6 +87,17 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   };
 }
 
+/** The usual reasons a port cannot be listened on, as a line saying what to change. */
+function listenProblem(error: unknown, host: string, port: number): ConfigError | undefined {
+  const code = (error as { code?: unknown }).code;
+  const why =
+    code === 'EADDRINUSE' ? `port ${port} on ${host} is in use: pick another --port (0 picks a free one)`
+    : code === 'EADDRNOTAVAIL' ? `--host ${host} is not an address of this machine: use 127.0.0.1, or 0.0.0.0 for every interface`
+    : code === 'EACCES' ? `port ${port} on ${host} needs privileges: use a --port above 1023 (0 picks a free one)`
+    : undefined;
+  return why === undefined ? undefined : new ConfigError(why, { cause: error });
+}
+
 export function registerEmulatorCommand(program: Command): void {
   program
     .command('emulator')
@@ -114,7 +125,9 @@ export function registerEmulatorCommand(program: Command): void {
       action(async (flags: EmulatorFlags) => {
         const options = emulatorOptionsFromFlags(flags);
         const { logger } = createContext({ logFd: 1 });
-        const emulator = await startEmulator({ ...options, logger });
+        const emulator = await startEmulator({ ...options, logger }).catch((error: unknown) => {
+          throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? 8080) ?? error;
+        });
         const [key] = emulator.keys;
         const credentials = flags.keys === undefined && key
           ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`

@@ -61,6 +61,9 @@ export const cannotAccessGroup = (groupId: string): EmulatorHttpError =>
 export const cannotAccessOrg = (orgId: string): EmulatorHttpError =>
   new EmulatorHttpError(401, 'USER_CANNOT_ACCESS_ORG', `Current user is not authorized to access organization ${orgId}.`, [orgId]);
 
+export const ipNotOnAccessList = (address: string): EmulatorHttpError =>
+  new EmulatorHttpError(403, 'IP_ADDRESS_NOT_ON_WHITELIST', `IP address ${address} is not allowed to access this resource.`, [address]);
+
 export const resourceNotFound = (path: string): EmulatorHttpError =>
   new EmulatorHttpError(404, 'RESOURCE_NOT_FOUND', `Cannot find resource ${path}.`, [path]);
 

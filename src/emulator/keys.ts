@@ -7,12 +7,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, errorMessage } from '../errors.js';
+import { ConfigError, errorMessage, jsonSyntaxProblem } from '../errors.js';
 
 export interface ApiKeyGrant {
   publicKey: string;
   privateKey: string;
   roles: Array<{ orgId?: string; groupId?: string; roleName: string }>;
+  /** The key's API access list: client IP addresses it may be used from. Absent: any address. */
+  accessList?: string[] | undefined;
 }
 
 export const ORG_ROLES = ['ORG_OWNER', 'ORG_MEMBER', 'ORG_READ_ONLY', 'ORG_GROUP_CREATOR', 'ORG_BILLING_ADMIN'] as const;
@@ -34,6 +36,7 @@ export const keysFileSchema = z
         publicKey: z.string().min(1),
         privateKey: z.string().min(1),
         roles: z.array(roleSchema),
+        accessList: z.array(z.ipv4().or(z.ipv6())).optional(),
       })
       .strict(),
   )
@@ -42,19 +45,28 @@ export const keysFileSchema = z
 
 /** Reads and validates a keys file; a bad file is a ConfigError naming the file and the problem. */
 export function loadKeysFile(path: string): ApiKeyGrant[] {
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(`cannot read keys file ${path}: ${errorMessage(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`keys file ${path} is not valid JSON (${jsonSyntaxProblem(error)}): fix the file`);
   }
   const parsed = keysFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    const problem = issue?.code === 'invalid_union' && issue.path.includes('roles')
+      ? `a role is {orgId, roleName: ${ORG_ROLES.join('|')}} or {groupId, roleName: ${GROUP_ROLES.join('|')}}`
+      : (issue?.message ?? 'bad shape');
     throw new ConfigError(
-      `keys file ${path} is invalid${where}: ${issue?.message ?? 'bad shape'}. Expected a JSON list of ` +
-        '{publicKey, privateKey, roles: [{orgId, roleName: ORG_*} | {groupId, roleName: GROUP_*}]}',
+      `keys file ${path} is invalid${where}: ${problem}. Expected a JSON list of ` +
+        '{publicKey, privateKey, roles: [{orgId, roleName: ORG_*} | {groupId, roleName: GROUP_*}], accessList?: [IP address]}',
     );
   }
   return parsed.data;
@@ -71,6 +83,13 @@ export function generateDefaultKey(orgs: readonly string[], groups: readonly str
       ...groups.map((groupId) => ({ groupId, roleName: 'GROUP_OWNER' })),
     ],
   };
+}
+
+/** Whether a request from `remoteAddress` may use the key (IPv4 clients may show as ::ffff:a.b.c.d). */
+export function isOnAccessList(key: ApiKeyGrant, remoteAddress: string | undefined): boolean {
+  if (key.accessList === undefined) return true;
+  const address = remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  return address !== undefined && key.accessList.includes(address);
 }
 
 export function canReadOrg(key: ApiKeyGrant, orgId: string): boolean {

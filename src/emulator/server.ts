@@ -9,11 +9,11 @@ import type { Logger } from 'pino';
 import { Dataset, defaultScopeIds } from './dataset.js';
 import { DigestVerifier } from './digest-verifier.js';
 import {
-  EmulatorHttpError, cannotAccessGroup, cannotAccessOrg, eventNotFound, groupNotFound, methodNotAllowed,
+  EmulatorHttpError, cannotAccessGroup, cannotAccessOrg, eventNotFound, groupNotFound, ipNotOnAccessList, methodNotAllowed,
   orgNotFound, rateLimited, resourceNotFound, serviceUnavailable, unauthorized, unexpectedError,
 } from './errors.js';
 import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
-import { canReadGroup, canReadOrg, generateDefaultKey, type ApiKeyGrant } from './keys.js';
+import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiKeyGrant } from './keys.js';
 import { LiveEvents } from './live-events.js';
 import { booleanParam, listLinks, parseListParams } from './query.js';
 import { Rng } from './random.js';
@@ -123,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     try {
       envelope = booleanParam(search, 'envelope');
       pretty = booleanParam(search, 'pretty');
+      if (!isOnAccessList(key, req.socket.remoteAddress)) throw ipNotOnAccessList(req.socket.remoteAddress ?? 'unknown');
       const match = ROUTE.exec(path);
       if (!match) throw resourceNotFound(path);
       const kind = match[1] === 'groups' ? 'group' : 'org';

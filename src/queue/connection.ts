@@ -59,18 +59,29 @@ export function describeRedisUrl(url: string): string {
   }
 }
 
-/** Resolves when the connection is ready; rejects after `timeoutMs` with a line naming Redis. */
-export async function waitForRedis(redis: Redis, url: string, timeoutMs: number): Promise<void> {
-  if (redis.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
+/**
+ * Resolves 'ready' when the connection is ready, or 'stopped' when `stop` settles first (a SIGTERM
+ * while Redis is still down); rejects after `timeoutMs` with a line naming Redis.
+ */
+export async function waitForRedis(redis: Redis, url: string, timeoutMs: number, stop?: Promise<unknown>): Promise<'ready' | 'stopped'> {
+  if (redis.status === 'ready') return 'ready';
+  return new Promise<'ready' | 'stopped'>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
       redis.off('ready', onReady);
+    };
+    const timer = setTimeout(() => {
+      finish();
       reject(new Error(`Redis at ${describeRedisUrl(url)} did not answer within ${timeoutMs} ms: check REDIS_URL and that Redis is running`));
     }, timeoutMs);
     const onReady = () => {
-      clearTimeout(timer);
-      resolve();
+      finish();
+      resolve('ready');
     };
     redis.once('ready', onReady);
+    void stop?.then(() => {
+      finish();
+      resolve('stopped');
+    });
   });
 }

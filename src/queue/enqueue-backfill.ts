@@ -47,7 +47,7 @@ export async function runEnqueueBackfill(config: Config, logger: Logger, scope: 
   const connection = createRedisConnection({ url: config.redis.url, name: 'backfill-enqueue', logger });
   const queue = createSyncQueue(connection, config.redis.prefix);
   try {
-    await waitForRedis(connection, config.redis.url, 30_000);
+    await waitForRedis(connection, config.redis.url, 10_000);
     const result = await enqueueBackfill(queue, scopeSettings(config, scope), from, to, config.sync.windowSeconds);
     process.stdout.write(
       `enqueued backfill of ${scope.key} ${formatTimestamp(from)}..${formatTimestamp(to)}: ` +

@@ -17,14 +17,18 @@ export interface SchedulerProcessOptions {
 }
 
 const STARTUP_REDIS_TIMEOUT_MS = 60_000;
+/** `--once` is run by hand: a wrong REDIS_URL should be said soon. */
+const ONCE_REDIS_TIMEOUT_MS = 10_000;
 
 export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
   const scopes = requireScopes(config);
   const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds);
   const connection = createRedisConnection({ url: config.redis.url, name: 'scheduler', logger });
   const queue = createSyncQueue(connection, config.redis.prefix);
+  const stop = listenForShutdown();
   try {
-    await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS);
+    const timeoutMs = options.once ? ONCE_REDIS_TIMEOUT_MS : STARTUP_REDIS_TIMEOUT_MS;
+    if ((await waitForRedis(connection, config.redis.url, timeoutMs, stop.first)) === 'stopped') return 0;
     if (options.once) {
       const result = await reconcileSchedulers(queue, wanted);
       process.stdout.write(
@@ -33,7 +37,6 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       );
       return 0;
     }
-    const stop = listenForShutdown();
     const service = startSchedulerService({
       queue,
       connection,
@@ -48,10 +51,10 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     );
     const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
-    stop.dispose();
     await service.close();
     return 0;
   } finally {
+    stop.dispose();
     await queue.close().catch(() => undefined);
     await connection.quit().catch(() => connection.disconnect());
   }

@@ -17,7 +17,11 @@ import { planSchedulers, type FoundScheduler, type WantedScheduler } from './sch
 export type SyncQueue = Queue<SyncJobData, unknown, string>;
 
 export function createSyncQueue(connection: Redis, prefix: string): SyncQueue {
-  return new Queue<SyncJobData, unknown, string>(SYNC_QUEUE, { connection, prefix });
+  const queue = new Queue<SyncJobData, unknown, string>(SYNC_QUEUE, { connection, prefix });
+  // The connection logs its own outage once (connection.ts); without a listener BullMQ prints
+  // every reconnect failure with its stack.
+  queue.on('error', () => undefined);
+  return queue;
 }
 
 export interface ReconcileResult {

@@ -48,7 +48,10 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   let runtime: SyncRuntime | undefined;
   let health: HealthServer | undefined;
   try {
-    await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS);
+    if ((await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS, stopRequested)) === 'stopped') {
+      logger.info('stopped before Redis answered: no job was taken');
+      return 0;
+    }
     runtime = await openSyncRuntime(config, logger, {
       signal: interrupt.signal,
       budget: redisRequestBudget(connection, config.api.requestsPerMinute, config.redis.prefix),

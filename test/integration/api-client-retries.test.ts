@@ -187,7 +187,10 @@ describe('permanent failures', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(PermanentError);
     expect(error).toMatchObject({ status, errorCode, detail, method: 'GET', scope: 'group:g1', code: `API_${errorCode}` });
-    expect((error as Error).message).toBe(`GET /groups/g1/events?pageNum=1&itemsPerPage=500 for group:g1 failed: ${status} ${errorCode}: ${detail}`);
+    // Codes a person can act on carry the fix in parentheses after the service's detail.
+    expect((error as Error).message).toMatch(
+      new RegExp(`^GET /groups/g1/events\\?pageNum=1&itemsPerPage=500 for group:g1 failed: ${status} ${errorCode}: ${detail.replace(/\./g, '\\.')}( \\(.+\\))?$`),
+    );
     expect(served).toHaveLength(1);
   });
 

@@ -144,7 +144,8 @@ describe('EventsClient against http-auth Digest', () => {
     const error = await client().listEvents(parseScope('group:abc'), { pageNum: 2, itemsPerPage: 500 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toBe(
-      'GET /groups/abc/events?pageNum=2&itemsPerPage=500 for group:abc failed: 404 GROUP_NOT_FOUND: No group with ID abc exists.',
+      'GET /groups/abc/events?pageNum=2&itemsPerPage=500 for group:abc failed: 404 GROUP_NOT_FOUND: No group with ID abc exists. ' +
+        '(no project has this id: fix the scope in EVENTS_SCOPES or --scope)',
     );
     expect(error).toMatchObject({ status: 404, errorCode: 'GROUP_NOT_FOUND', scope: 'group:abc', method: 'GET' });
     expect((error as ApiError).url).toBe(`${fixture.baseUrl}/groups/abc/events?pageNum=2&itemsPerPage=500`);

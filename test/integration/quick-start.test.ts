@@ -20,7 +20,7 @@ describe('README quick start', () => {
 
     const checkout = path.join(workdir, 'events-mirror');
     execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
-    const env = { ...process.env, CI: 'true', NODE_ENV: '', npm_config_prefer_offline: 'true' };
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NODE_ENV: '', npm_config_prefer_offline: 'true' };
     delete env.DATABASE_URL;
     const run = spawnSync('bash', ['-c', commands[0]!], { cwd: checkout, env, encoding: 'utf8', timeout: 240_000 });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
