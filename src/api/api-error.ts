@@ -43,29 +43,22 @@ export function describeFailureWithFix(failure: ApiFailure): string {
   return fix ? `${describeFailure(failure)} (${fix})` : describeFailure(failure);
 }
 
-/** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
-export class ApiError extends PermanentError implements ApiFailure {
-  readonly scope: string;
-  readonly method: string;
-  readonly url: string;
-  readonly target: string;
-  readonly status: number | undefined;
-  readonly errorCode: string | undefined;
-  readonly detail: string | undefined;
-  readonly bodySnippet: string | undefined;
+/** Copies exactly the failure's fields onto an error (never anything else a caller may have added). */
+function failureFields(failure: ApiFailure): ApiFailure {
+  const { scope, method, url, target, status, errorCode, detail, bodySnippet } = failure;
+  return { scope, method, url, target, status, errorCode, detail, bodySnippet };
+}
 
+// Both error classes carry the ApiFailure fields: declared once here, through interface merging.
+export interface ApiError extends ApiFailure {}
+
+/** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
+export class ApiError extends PermanentError {
   constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown } = {}) {
     super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailureWithFix(failure), {
       cause: options.cause,
     });
-    this.scope = failure.scope;
-    this.method = failure.method;
-    this.url = failure.url;
-    this.target = failure.target;
-    this.status = failure.status;
-    this.errorCode = failure.errorCode;
-    this.detail = failure.detail;
-    this.bodySnippet = failure.bodySnippet;
+    Object.assign(this, failureFields(failure));
   }
 }
 
@@ -89,15 +82,9 @@ export class ApiCredentialsError extends ApiError {
  * inside the client, and to the caller once attempts or the deadline are spent, so the caller can
  * tell the failure was transient and try the scope again later.
  */
-export class ApiTransientError extends RetryableError implements ApiFailure {
-  readonly scope: string;
-  readonly method: string;
-  readonly url: string;
-  readonly target: string;
-  readonly status: number | undefined;
-  readonly errorCode: string | undefined;
-  readonly detail: string | undefined;
-  readonly bodySnippet: string | undefined;
+export interface ApiTransientError extends ApiFailure {}
+
+export class ApiTransientError extends RetryableError {
   /** Attempts made when the client gave up; 1 for an error raised between attempts. */
   readonly attempts: number;
 
@@ -109,14 +96,7 @@ export class ApiTransientError extends RetryableError implements ApiFailure {
       cause: options.cause,
       retryAfterMs: options.retryAfterMs,
     });
-    this.scope = failure.scope;
-    this.method = failure.method;
-    this.url = failure.url;
-    this.target = failure.target;
-    this.status = failure.status;
-    this.errorCode = failure.errorCode;
-    this.detail = failure.detail;
-    this.bodySnippet = failure.bodySnippet;
+    Object.assign(this, failureFields(failure));
     this.attempts = options.attempts ?? 1;
   }
 
