@@ -188,7 +188,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (env.EVENTS_MIRROR_CONFIG) layers.push(readJsonLayer(path.resolve(env.EVENTS_MIRROR_CONFIG), true));
   for (const layer of layers) refuseSecretsInFile(layer.value, layer.source);
   layers.push({ source: 'environment', value: readEnvLayer(env) });
-  if (options.overrides) layers.push({ source: 'command line', value: options.overrides as Record<string, unknown> });
+  if (options.overrides) layers.push({ source: 'command line', value: options.overrides });
 
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
   const parsed = configSchema.safeParse(merged);

@@ -32,6 +32,11 @@ export function parseIsoDate(text: string): Date | undefined {
   return date;
 }
 
+/** A timestamp for people: ISO 8601 UTC without milliseconds, `-` when there is none. */
+export function formatTimestamp(date: Date | null | undefined): string {
+  return date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+}
+
 export function secondsToMs(seconds: number): number {
   return seconds * 1000;
 }

@@ -49,10 +49,13 @@ function failureFields(failure: ApiFailure): ApiFailure {
   return { scope, method, url, target, status, errorCode, detail, bodySnippet };
 }
 
-// Both error classes carry the ApiFailure fields: declared once here, through interface merging.
+// Both error classes carry the ApiFailure fields: declared once here, through interface merging;
+// each constructor assigns them all (failureFields), which is what the lint rule cannot see.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
 export interface ApiError extends ApiFailure {}
 
 /** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class ApiError extends PermanentError {
   constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown } = {}) {
     super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailureWithFix(failure), {
@@ -82,8 +85,10 @@ export class ApiCredentialsError extends ApiError {
  * inside the client, and to the caller once attempts or the deadline are spent, so the caller can
  * tell the failure was transient and try the scope again later.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- as ApiError
 export interface ApiTransientError extends ApiFailure {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class ApiTransientError extends RetryableError {
   /** Attempts made when the client gave up; 1 for an error raised between attempts. */
   readonly attempts: number;

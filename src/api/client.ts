@@ -17,7 +17,7 @@ import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
 import { type RequestContext } from './response.js';
 import { classifyStatus, nextDelayMs } from './retry-policy.js';
 import { sendWithDigest, type ExchangeDeps } from './send-with-digest.js';
-import { validateEvents } from './validate.js';
+import { validateEvents } from '../events/validate-event.js';
 
 export type { EventsQuery } from './events-query.js';
 export type { EventsPage } from './pages.js';
@@ -147,7 +147,7 @@ export class EventsClient {
   }
 
   /** The pages of one window, pageNum 1, 2, … until a short page or no `next` link. */
-  pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage> {
+  pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage, void> {
     const itemsPerPage = this.#itemsPerPage;
     return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage);
   }

@@ -2,7 +2,7 @@
  * Paging through one window: pageNum 1, 2, … computed here (the `next` href is not followed),
  * stopping after a page shorter than itemsPerPage or one without a `next` link.
  */
-import type { RejectedEvent, ValidEvent } from './types.js';
+import type { RejectedEvent, ValidEvent } from '../events/types.js';
 
 export interface EventsPage {
   pageNum: number;

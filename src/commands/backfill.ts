@@ -8,7 +8,7 @@ import { runEnqueueBackfill } from '../queue/enqueue-backfill.js';
 import { backfillScope, type BackfillProgress } from '../sync/backfill.js';
 import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
-import { formatTimestamp } from '../report/table.js';
+import { formatTimestamp } from '../time.js';
 import { EXIT_OK, action, createContext } from './context.js';
 import { isoDate, scopeArg } from './options.js';
 

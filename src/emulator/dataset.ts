@@ -3,7 +3,7 @@
  * from a seed, plus the event type table. Events are materialized to JSON only for the page asked
  * for. Org and project feeds are disjoint: org events carry orgId, project events groupId.
  */
-import type { ApiEvent } from '../api/types.js';
+import type { ApiEvent } from '../events/types.js';
 import type { ScopeKind } from '../scope.js';
 import { EVENT_TYPES, pickWeighted, weightedTypesFor, type WeightedTypes } from './event-types.js';
 import { ScopeEventStore } from './event-store.js';

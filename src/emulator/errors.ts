@@ -2,7 +2,7 @@
  * Error answers in the service's shape: `{detail, error, errorCode, parameters, reason}`.
  * Pure; no I/O.
  */
-import type { ApiErrorBody } from '../api/types.js';
+import type { ApiErrorBody } from '../events/types.js';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',

@@ -3,7 +3,7 @@
  * and its scope's world. Deterministic: the same record always gives the same event, so an event
  * read twice is byte-identical and a mirror's upsert sees no change. Pure.
  */
-import type { ApiEvent, Diff } from '../api/types.js';
+import type { ApiEvent, Diff } from '../events/types.js';
 import { formatApiDate } from '../time.js';
 import { familyOf } from './event-types.js';
 import { Rng, hash32, hex8 } from './random.js';

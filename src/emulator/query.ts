@@ -2,7 +2,7 @@
  * Query parameters of the list and single-event endpoints, validated the way the service does
  * (bad values are 400s, never silently ignored), and the list's `links`. Pure; no I/O.
  */
-import type { ApiLink } from '../api/types.js';
+import type { ApiLink } from '../events/types.js';
 import { parseIsoDate } from '../time.js';
 import {
   fractionalTimestamp, invalidDateFormat, invalidDateRange, invalidEnumValue, invalidParameter,

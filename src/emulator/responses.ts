@@ -3,7 +3,7 @@
  * Digest challenge, the envelope, and the cut-short body fault.
  */
 import type { ServerResponse } from 'node:http';
-import type { ApiErrorBody } from '../api/types.js';
+import type { ApiErrorBody } from '../events/types.js';
 
 export const SERVICE_VERSION = 'gitHash=5b1f1e2c8d0a4e6f9b3c7d2a1e0f4b6c8d9e2a3f; versionString=v20261122';
 

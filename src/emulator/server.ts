@@ -182,7 +182,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const started = performance.now();
     const rawUrl = req.url ?? '/';
     stats.requests += 1;
-    route(req, res, rawUrl)
+    void route(req, res, rawUrl)
       .catch((error: unknown) => {
         logger?.error({ err: error }, 'emulator could not answer');
         if (!res.headersSent) sendError(res, unexpectedError().body());

@@ -5,7 +5,7 @@
  */
 import { scopeSettings, type Config, type ScopeSettings } from '../config.js';
 import type { Logger } from '../logger.js';
-import { formatTimestamp } from '../report/table.js';
+import { formatTimestamp } from '../time.js';
 import type { Scope } from '../scope.js';
 import { planBackfill } from '../sync/planner.js';
 import { createRedisConnection, waitForRedis } from './connection.js';

@@ -26,7 +26,8 @@ export interface HealthServer {
 
 export interface HealthReport {
   readonly status: 'ok' | 'failing';
-  readonly checks: Record<string, 'ok' | string>;
+  /** `ok`, or what failed. */
+  readonly checks: Record<string, string>;
 }
 
 export async function runHealthChecks(checks: Readonly<Record<string, HealthCheck>>, timeoutMs: number): Promise<HealthReport> {

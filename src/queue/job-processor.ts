@@ -9,6 +9,7 @@ import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { z } from 'zod';
 import { PermanentError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { tryParseScope } from '../scope.js';
 import { backfillWindow } from '../sync/backfill.js';
 import { formatWindow } from '../sync/planner.js';
 import type { SyncContext } from '../sync/run-window.js';
@@ -49,7 +50,7 @@ export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
   return async (job, token) => {
     const started = performance.now();
     const name = job.name as SyncJobName;
-    const record = (outcome: JobOutcome) => deps.metrics?.recordJob(name, outcome, (performance.now() - started) / 1000);
+    const record = (outcome: JobOutcome) => deps.metrics?.recordJob(name, outcome, (performance.now() - started) / 1000, scopeOf(job));
     try {
       const summary =
         job.name === POLL_JOB ? await runPoll(deps, job) : job.name === BACKFILL_JOB ? await runBackfillWindow(deps, job) : unknownJob(job);
@@ -111,6 +112,12 @@ function parsePayload<T>(schema: z.ZodType<T>, job: Job): T {
     throw new UnrecoverableError(`job ${job.id} (${job.name}) has a malformed payload: ${issues}`);
   }
   return parsed.data;
+}
+
+/** The scope a job's payload names, when it names a valid one (a malformed payload names none). */
+function scopeOf(job: Job): string | undefined {
+  const scope: unknown = (job.data as { scope?: unknown } | undefined)?.scope;
+  return typeof scope === 'string' ? tryParseScope(scope)?.key : undefined;
 }
 
 function unknownJob(job: Job): never {

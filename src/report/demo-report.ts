@@ -1,7 +1,8 @@
 /** What a person wants to see after the demo: what landed, by type, by day, who, what changed, lag. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/database.js';
-import { formatDuration, formatTimestamp, renderTable } from './table.js';
+import { formatTimestamp } from '../time.js';
+import { formatDuration, renderTable } from './table.js';
 
 export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise<string> {
   const [totals, byType, byDay, actors, changes, lag] = await Promise.all([

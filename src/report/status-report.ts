@@ -1,6 +1,7 @@
 /** The table `status` prints: every configured scope, and any scope the warehouse holds. */
 import type { SyncState } from '../warehouse/state.repository.js';
-import { formatDuration, formatTimestamp, renderTable } from './table.js';
+import { formatTimestamp } from '../time.js';
+import { formatDuration, renderTable } from './table.js';
 
 export interface StatusInput {
   readonly states: readonly SyncState[];

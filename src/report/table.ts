@@ -33,7 +33,3 @@ export function formatDuration(ms: number | null | undefined): string {
   }
   return parts.join(' ');
 }
-
-export function formatTimestamp(date: Date | null | undefined): string {
-  return date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
-}

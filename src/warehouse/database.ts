@@ -74,7 +74,7 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { d
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser },
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser },
   });
   // A connection can drop (a server restart) while its client sits idle in the pool or checked out
   // between queries (a scope lock's pinned connection, an open transaction); pg emits 'error' on it,

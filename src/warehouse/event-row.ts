@@ -3,7 +3,7 @@
  * that is missing or of the wrong JSON type becomes NULL there, while `payload` keeps it as received,
  * so one odd event never fails its page.
  */
-import type { ApiEvent, ValidEvent } from '../api/types.js';
+import type { ApiEvent, ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
 import { toStorableJson } from './storable-json.js';
 
@@ -56,7 +56,7 @@ export type EventRow = {
 } & Record<TextColumn, string | null>;
 
 /** Every written column with its SQL type, in one fixed order (used to build the upsert). */
-export const EVENT_ROW_COLUMNS: ReadonlyArray<{ name: keyof EventRow & string; type: string }> = [
+export const EVENT_ROW_COLUMNS: ReadonlyArray<{ name: keyof EventRow; type: string }> = [
   { name: 'id', type: 'text' },
   { name: 'scope', type: 'text' },
   { name: 'org_id', type: 'text' },
@@ -130,7 +130,8 @@ export function toColumnParameters(rows: readonly EventRow[]): Array<Array<strin
     if (type === 'jsonb') return toStorableJson(rows.map((row) => row[name] ?? null));
     return rows.map((row) => {
       const value = row[name];
-      return value === null || value === undefined ? null : String(value);
+      // jsonb columns are handled above: what is left is text, a number or a boolean.
+      return value === null || value === undefined ? null : `${value as string | number | boolean}`;
     });
   });
 }

@@ -1,6 +1,6 @@
 /** Writes pages of events: one statement per page, rows changed only when the payload differs. */
 import { sql, type Kysely } from 'kysely';
-import type { ValidEvent } from '../api/types.js';
+import type { ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
 import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
 import type { Database } from './tables.js';

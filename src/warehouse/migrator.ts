@@ -23,7 +23,7 @@ export async function migrateToLatest(warehouse: Warehouse, logger?: Logger): Pr
 }
 
 /** Reverts migrations down to `target` (exclusive) or all of them with 'zero'. For tests and rollbacks. */
-export async function migrateDownTo(warehouse: Warehouse, target: string | 'zero', logger?: Logger): Promise<{ reverted: string[] }> {
+export async function migrateDownTo(warehouse: Warehouse, target: string, logger?: Logger): Promise<{ reverted: string[] }> {
   await refuseNewerWarehouse(warehouse);
   const outcome = await createMigrator(warehouse).migrateTo(target === 'zero' ? NO_MIGRATIONS : target);
   const reverted = namesOf(outcome, 'Down');

@@ -1,6 +1,6 @@
 /** Keeps events that failed validation, one row per distinct bad event per scope. */
 import { sql, type Kysely } from 'kysely';
-import type { RejectedEvent } from '../api/types.js';
+import type { RejectedEvent } from '../events/types.js';
 import { toStorableJson } from './storable-json.js';
 import type { Database } from './tables.js';
 

@@ -15,5 +15,6 @@ export function toStorableJson(value: unknown): string {
 
 /** Text PostgreSQL accepts in a text column (used for error messages). */
 export function toStorableText(value: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL text refuses
   return value.replace(/\u0000/g, '\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }

@@ -4,7 +4,7 @@
  * columns as `YYYY-MM-DD` text on both drivers (see database.ts).
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { ApiEvent } from '../api/types.js';
+import type { ApiEvent } from '../events/types.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json<T> = ColumnType<T, string, string>;

@@ -33,7 +33,7 @@ function copyText(rows: readonly EventRow[], stamp: string): string {
   const field = (value: unknown, type: string): string => {
     if (value === null || value === undefined) return '\\N';
     if (type === 'jsonb') return escape(toStorableJson(value));
-    return escape(String(value));
+    return escape(`${value as string | number | boolean}`);
   };
   return rows.map((row) => [...EVENT_ROW_COLUMNS.map((c) => field(row[c.name], c.type)), stamp, stamp].join('\t')).join('\n') + '\n';
 }

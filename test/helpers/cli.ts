@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REDIS_URL } from './services.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = path.join(PROJECT_ROOT, 'src', 'cli.ts');
@@ -15,11 +16,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The environment a CLI child gets: no inherited EVENTS_* or DATABASE_URL, only what the test sets. */
+/** The environment a CLI child gets: no inherited EVENTS_* or DATABASE_URL, only what the test sets (and the suite's Redis). */
 export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[key]) base[key] = process.env[key];
-  return { ...base, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env };
+  return { ...base, NODE_ENV: 'test', LOG_LEVEL: 'warn', REDIS_URL, ...env };
 }
 
 export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = PROJECT_ROOT): ChildProcess {

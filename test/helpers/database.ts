@@ -7,7 +7,9 @@ import pg from 'pg';
 import { IN_MEMORY, createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 
-export const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
+import { ADMIN_DATABASE_URL } from './services.js';
+
+export const ADMIN_URL = ADMIN_DATABASE_URL;
 
 export interface TestDatabase {
   readonly name: string;

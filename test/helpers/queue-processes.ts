@@ -35,7 +35,7 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`);
     await sleep(everyMs);
   }
 }
@@ -148,7 +148,7 @@ export interface ScopeProgress {
 
 export async function watermarks(db: Kysely<Database>): Promise<Map<string, Date | null>> {
   const rows = await db.selectFrom('sync_state').select(['scope', 'watermark']).execute();
-  return new Map(rows.map((r) => [r.scope, r.watermark as Date | null]));
+  return new Map(rows.map((r) => [r.scope, r.watermark]));
 }
 
 /**

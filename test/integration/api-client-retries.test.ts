@@ -206,7 +206,7 @@ describe('permanent failures', () => {
   it('stops waiting when the caller aborts', async () => {
     script = [json(503, '')];
     const controller = new AbortController();
-    const pending = client({ sleep: (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))) })
+    const pending = client({ sleep: (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))) })
       .listEvents(group, {}, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { redisRequestBudget } from '../../src/api/request-budget.js';
 import { parseScope } from '../../src/scope.js';
 
@@ -10,8 +11,8 @@ let redisA: Redis;
 let redisB: Redis;
 
 beforeAll(() => {
-  redisA = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-  redisB = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redisA = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redisB = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 });
 afterAll(async () => {
   const keys = await redisA.keys(`${prefix}*`);

@@ -47,7 +47,7 @@ beforeAll(async () => {
   const warehouse = await createWarehouse({ url: newer.url, schema: 'events_mirror', dataDir: 'unused' });
   const { migrateToLatest } = await import('../../src/warehouse/migrator.js');
   await migrateToLatest(warehouse);
-  await warehouse.db.insertInto('kysely_migration' as never).values({ name: '2099_01_01_000000_from_the_future', timestamp: new Date().toISOString() } as never).execute();
+  await warehouse.db.insertInto('kysely_migration' as never).values({ name: '2099_01_01_000000_from_the_future', timestamp: new Date().toISOString() }).execute();
   await warehouse.close();
   busyPort = createServer();
   await new Promise<void>((resolve) => busyPort.listen(0, '127.0.0.1', resolve));

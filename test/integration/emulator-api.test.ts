@@ -4,7 +4,7 @@
  */
 import DigestClient from 'digest-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent, ListEventsResponse } from '../../src/api/types.js';
+import type { ApiEvent, ListEventsResponse } from '../../src/events/types.js';
 import type { ApiKeyGrant } from '../../src/emulator/keys.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 

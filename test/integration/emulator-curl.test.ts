@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListEventsResponse } from '../../src/api/types.js';
+import type { ListEventsResponse } from '../../src/events/types.js';
 import { parseIsoDate } from '../../src/time.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 

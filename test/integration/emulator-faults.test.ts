@@ -5,7 +5,7 @@
 import DigestClient from 'digest-fetch';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ListEventsResponse } from '../../src/api/types.js';
+import type { ListEventsResponse } from '../../src/events/types.js';
 import { createLogger } from '../../src/logger.js';
 import { parseIsoDate } from '../../src/time.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import DigestClient from 'digest-fetch';
 import { request as urllibRequest } from 'urllib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListEventsResponse } from '../../src/api/types.js';
+import type { ListEventsResponse } from '../../src/events/types.js';
 import { digestResponse } from '../../src/emulator/digest-verifier.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { createSyncQueue } from '../../src/queue/scheduler.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -51,7 +52,7 @@ describe('backfill --enqueue', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('0 of 2 windows added (2 already queued or done)');
 
-    const connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = createSyncQueue(connection, prefix);
     try {
       const jobs = await queue.getJobs(['prioritized', 'wait']);

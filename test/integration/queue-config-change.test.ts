@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { silentLogger } from '../../src/logger.js';
 import { createJobProcessor } from '../../src/queue/job-processor.js';
 import { createSyncQueue, type SyncQueue } from '../../src/queue/scheduler.js';
@@ -26,7 +27,7 @@ describe('a configuration change reaches the job schedulers', () => {
       { seed: 91, orgs: ['5f0000000000000000000091'], groups: [A, B, C].map((s) => s.slice(6)), eventsPerScope: 200, days: 1 },
       { EVENTS_START_DATE: daysAgo(2).toISOString() },
     );
-    connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     queue = createSyncQueue(connection, prefix);
     runtime = await fixture.runtime({ sync: { settleSeconds: 1 } });
     worker = createSyncWorker({

@@ -18,7 +18,7 @@ import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres 
 import { freePort, pollRunsSince, sleep, startCli, waitFor, watermarks, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+import { REDIS_URL } from '../helpers/services.js';
 const unavailable = privatePostgresUnavailable();
 // Skipped only off CI, where a missing PostgreSQL install is the machine's business; on CI the
 // beforeAll fails and names what is missing.
@@ -101,7 +101,9 @@ describe.skipIf(skip)('a worker process rides out a PostgreSQL restart', () => {
       processes.push(worker);
       // Fails at once, rather than at a deadline, when a process dies while we wait.
       const died = Promise.race(
-        [scheduler, worker].map((p) => p.exited.then((r) => Promise.reject(new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`)))),
+        [scheduler, worker].map((p) => p.exited.then((r) => {
+          throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
+        })),
       );
       died.catch(() => undefined);
       const waitUp = <T,>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 60_000) =>

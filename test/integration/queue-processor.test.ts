@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { scopeSettings } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { enqueueBackfill } from '../../src/queue/enqueue-backfill.js';
@@ -42,7 +43,7 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
       { EVENTS_START_DATE: daysAgo(3).toISOString() },
     );
     runtime = await fixture.runtime(OVERRIDES);
-    connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     prefix = `em-test-${randomUUID()}`;
     queue = createSyncQueue(connection, prefix);
     worker = createSyncWorker({

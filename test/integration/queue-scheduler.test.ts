@@ -8,7 +8,7 @@ import { wantedSchedulers } from '../../src/queue/scheduler-plan.js';
 import { createSyncQueue, reconcileSchedulers, type SyncQueue } from '../../src/queue/scheduler.js';
 import { parseScope } from '../../src/scope.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+import { REDIS_URL } from '../helpers/services.js';
 
 function scopes(keys: string[], pollIntervalSeconds = 60) {
   const config = loadConfig({ env: { EVENTS_SCOPES: keys.join(','), EVENTS_POLL_INTERVAL_SECONDS: String(pollIntervalSeconds) } });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { scopeSettings } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { enqueueBackfill } from '../../src/queue/enqueue-backfill.js';
@@ -30,7 +31,7 @@ describe('SIGTERM while a worker process runs a job', () => {
       { seed: 81, orgs: ['5f0000000000000000000081'], groups: [GROUP.slice(6)], eventsPerScope: 3000, days: 2, faults: { latencyMs: 120, malformedRate: 0.01 } },
       { EVENTS_START_DATE: daysAgo(3).toISOString() },
     );
-    connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     queue = createSyncQueue(connection, prefix);
     warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
   });

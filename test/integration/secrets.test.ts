@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/services.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { runCli } from '../helpers/cli.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
@@ -59,7 +60,7 @@ describe('the private key never reaches logs, errors, sync_runs, sync_state or j
     });
     expect(result.code, result.stderr).toBe(0);
     expectClean(result.stdout + result.stderr, 'output of backfill --enqueue');
-    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
     await redis.connect();
     try {
       const keys = await redis.keys(`${prefix}:*`);

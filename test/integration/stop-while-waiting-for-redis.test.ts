@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnCli, waitForExit } from '../helpers/cli.js';
+import { ADMIN_DATABASE_URL } from '../helpers/services.js';
 
 // A process told to stop while Redis is still down stops then, not after its 60 s wait for Redis.
 describe.each([['worker'], ['scheduler']])('%s stopped while Redis is unreachable', (command) => {
@@ -8,7 +9,7 @@ describe.each([['worker'], ['scheduler']])('%s stopped while Redis is unreachabl
       EVENTS_API_PUBLIC_KEY: 'public',
       EVENTS_API_PRIVATE_KEY: 'private',
       EVENTS_SCOPES: 'org:abc',
-      DATABASE_URL: 'postgres://root@127.0.0.1:5432/postgres',
+      DATABASE_URL: ADMIN_DATABASE_URL,
       REDIS_URL: 'redis://127.0.0.1:1',
       LOG_LEVEL: 'warn',
     });

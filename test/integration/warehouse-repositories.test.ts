@@ -1,7 +1,7 @@
 /** The repositories on the real PostgreSQL and on the embedded PGlite: same tests, same results. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { ApiEvent } from '../../src/api/types.js';
+import type { ApiEvent } from '../../src/events/types.js';
 import type { Warehouse } from '../../src/warehouse/database.js';
 import { countEventsByScope, upsertEvents } from '../../src/warehouse/events.repository.js';
 import { recordRejected } from '../../src/warehouse/rejected.repository.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envelopedErrorStatus, parseListBody, readErrorFields, validateEvent, validateEvents } from '../../src/api/validate.js';
+import { envelopedErrorStatus, parseListBody, readErrorFields } from '../../src/api/validate.js';
+import { validateEvent, validateEvents } from '../../src/events/validate-event.js';
 
 describe('validateEvent (tolerant)', () => {
   it('keeps unknown fields, unknown eventTypeNames and wrong-typed optional fields', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiEvent } from '../../src/api/types.js';
+import type { ApiEvent } from '../../src/events/types.js';
 import { Dataset, type DatasetOptions } from '../../src/emulator/dataset.js';
 import { Rng } from '../../src/emulator/random.js';
 import { parseIsoDate } from '../../src/time.js';

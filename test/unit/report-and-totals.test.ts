@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatTimestamp, renderTable } from '../../src/report/table.js';
+import { formatDuration, renderTable } from '../../src/report/table.js';
+import { formatTimestamp } from '../../src/time.js';
 import { mapWithConcurrency } from '../../src/sync/concurrency.js';
 import { addTotals, emptyTotals, formatCompletion } from '../../src/sync/totals.js';
 

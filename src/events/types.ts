@@ -70,7 +70,8 @@ export interface ApiEvent {
   paymentId?: string;
   maintenanceWindowId?: string;
   metricName?: string;
-  currentValue?: { number?: number; units?: MetricUnit | string };
+  /** `units` is one of METRIC_UNITS, or a unit the documentation does not list yet. */
+  currentValue?: { number?: number; units?: string };
   raw?: Record<string, unknown>;
   links?: ApiLink[];
   diffs?: Diff[];
