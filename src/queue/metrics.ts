@@ -1,7 +1,8 @@
 /**
  * The worker's sync metrics, on the registry `/metrics` serves. Pages and events are counted as
  * each page lands (so a long backfill shows progress), jobs, windows and lag when a job ends.
- * Labels stay low-cardinality except the lag gauge, which is per scope by design.
+ * Labels stay low-cardinality except the per-scope series (lag, checkpoint, failures), which are
+ * per scope by design: alerts must name the scope. Failures are rare, so their series stay few.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { EventsPage } from '../api/client.js';
@@ -14,7 +15,8 @@ export type JobOutcome = 'succeeded' | 'skipped' | 'failed_transient' | 'failed_
 export interface SyncMetrics {
   /** For SyncContext.onPage. */
   readonly onPage: (scope: ScopeSettings, page: EventsPage, totals: SyncTotals) => void;
-  recordJob(job: SyncJobName, outcome: JobOutcome, durationSeconds: number): void;
+  /** `scope` when the job's payload named one: failures are then counted per scope too. */
+  recordJob(job: SyncJobName, outcome: JobOutcome, durationSeconds: number, scope?: string): void;
   recordWindows(job: SyncJobName, windows: number): void;
   recordLag(scopeKey: string, watermark: Date | null, now: Date): void;
 }
@@ -60,6 +62,21 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
     labelNames: ['scope'],
     registers,
   });
+  // A timestamp rather than an age: `time() - max by (scope) (...)` keeps growing when polls stop,
+  // and the newest checkpoint wins across workers (a checkpoint only moves forward).
+  const checkpoint = new Gauge({
+    name: 'events_mirror_scope_checkpoint_timestamp_seconds',
+    help: 'The scope checkpoint (sync_state.watermark) as of its last poll, in Unix seconds',
+    labelNames: ['scope'],
+    registers,
+  });
+  const scopeFailures = new Counter({
+    name: 'events_mirror_scope_failures_total',
+    help: 'Failed job attempts per scope: permanent (401, 403, 404, not retried) or transient (retried)',
+    // Not `job`: Prometheus keeps that name for its scrape job and renames ours to `exported_job`.
+    labelNames: ['scope', 'job_name', 'kind'],
+    registers,
+  });
 
   // The runner hands one running totals object per window to onPage; remembering what was last
   // seen for each object turns those running sums into per-page increments.
@@ -75,15 +92,20 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
       events.inc({ scope_kind: kind, kind: 'rejected' }, totals.rejected - before.rejected);
       lastSeen.set(totals, { inserted: totals.inserted, changed: totals.changed, rejected: totals.rejected });
     },
-    recordJob(job, outcome, durationSeconds) {
+    recordJob(job, outcome, durationSeconds, scope) {
       jobs.inc({ job, outcome });
       jobDuration.observe({ job }, durationSeconds);
+      if (scope && (outcome === 'failed_permanent' || outcome === 'failed_transient')) {
+        scopeFailures.inc({ scope, job_name: job, kind: outcome === 'failed_permanent' ? 'permanent' : 'transient' });
+      }
     },
     recordWindows(job, count) {
       if (count > 0) windows.inc({ job }, count);
     },
     recordLag(scopeKey, watermark, now) {
-      if (watermark) lag.set({ scope: scopeKey }, Math.max(0, (now.getTime() - watermark.getTime()) / 1000));
+      if (!watermark) return;
+      lag.set({ scope: scopeKey }, Math.max(0, (now.getTime() - watermark.getTime()) / 1000));
+      checkpoint.set({ scope: scopeKey }, watermark.getTime() / 1000);
     },
   };
 }

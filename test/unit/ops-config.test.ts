@@ -1,0 +1,84 @@
+/**
+ * The shipped alert rules and dashboards hang together: each runbook points at a README section
+ * that exists, each alert is documented and unit-tested both firing and not firing, and each
+ * per-scope query follows the dashboard's scope variable.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/cli.js';
+import { dashboardQueries, readDashboard } from '../helpers/grafana-dashboard.js';
+
+const read = (...parts: string[]) => readFileSync(path.join(PROJECT_ROOT, ...parts), 'utf8');
+const rules = read('config', 'prometheus', 'alerts.yml');
+const ruleTests = read('config', 'prometheus', 'alerts.test.yml');
+const readme = read('README.md');
+const alertNames = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1]!);
+
+/** GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces to -. */
+function anchors(markdown: string): Set<string> {
+  const found = new Set<string>();
+  for (const match of markdown.matchAll(/^#{1,6} (.+)$/gm)) {
+    found.add(match[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+  }
+  return found;
+}
+
+describe('alert rules', () => {
+  it('has the alerts the issue asks for', () => {
+    expect(alertNames).toEqual(
+      expect.arrayContaining([
+        'EventsMirrorScopeLagging',
+        'EventsMirrorScopeFailingPermanently',
+        'EventsMirrorWorkerDown',
+        'EventsMirrorWorkersAbsent',
+        'EventsMirrorRateLimited',
+        'EventsMirrorJobsFailing',
+        'EventsMirrorReconcileFoundHoles',
+        'EventsMirrorPollsStopped',
+      ]),
+    );
+  });
+
+  it('gives every alert a summary, a derived threshold and a runbook pointing at an existing README section', () => {
+    const blocks = rules.split(/^\s+- alert: /m).slice(1);
+    expect(blocks).toHaveLength(alertNames.length);
+    const known = anchors(readme);
+    for (const block of blocks) {
+      const name = block.split('\n')[0]!;
+      for (const key of ['summary', 'description', 'threshold', 'runbook']) expect(block, `${name} lacks ${key}`).toMatch(new RegExp(`^\\s+${key}: `, 'm'));
+      const links = [...block.matchAll(/README\.md#([\w-]+)/g)].map((m) => m[1]!);
+      expect(links.length, `${name} runbook`).toBeGreaterThan(0);
+      for (const link of links) expect(known.has(link), `${name}: README.md#${link} is no README heading`).toBe(true);
+      expect(readme, `${name} is not in the README's alert table`).toContain(`| \`${name}\` |`);
+    }
+  });
+
+  it('unit-tests every alert both firing and not firing', () => {
+    const evaluations = ruleTests.split(/- eval_time: /).slice(1);
+    for (const name of alertNames) {
+      const mine = evaluations.filter((e) => new RegExp(`alertname: ${name}\\n`).test(e));
+      expect(mine.some((e) => /exp_alerts: \[\]/.test(e)), `${name} never tested quiet`).toBe(true);
+      expect(mine.some((e) => /exp_alerts:\n\s+- exp_labels:/.test(e)), `${name} never tested firing`).toBe(true);
+    }
+  });
+});
+
+describe('dashboards', () => {
+  it('take the data source from a variable and follow the scope variable in every per-scope query', () => {
+    for (const file of ['operations.json', 'events.json']) {
+      const dashboard = readDashboard(file);
+      const text = JSON.stringify(dashboard.panels);
+      expect([...text.matchAll(/"uid":"([^"]+)"/g)].map((m) => m[1]).every((uid) => uid === '${datasource}'), file).toBe(true);
+      expect(dashboard.templating.list.map((v) => v.name), file).toEqual(expect.arrayContaining(['datasource', 'scope']));
+    }
+    for (const query of dashboardQueries(readDashboard('operations.json'))) {
+      if (/events_mirror_(scope|reconcile)_\w+/.test(query.text) && !query.where.startsWith('variable')) {
+        expect(query.text, query.where).toContain('scope=~"$scope"');
+      }
+    }
+    for (const query of dashboardQueries(readDashboard('events.json'))) {
+      if (!query.where.startsWith('variable')) expect(query.text, query.where).toContain('scope in ($scope)');
+    }
+  });
+});
