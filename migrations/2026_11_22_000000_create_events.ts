@@ -3,16 +3,27 @@ import { sql, type Kysely } from 'kysely';
 // Frozen in time: never import application code here, never edit after release; add a migration.
 // `db` is scoped to the warehouse schema (withSchema), so bare names land there.
 
-const TEXT_COLUMNS = [
-  'alert_id', 'alert_config_id', 'api_key_id', 'public_key', 'user_id', 'username', 'remote_address',
-] as const;
+const TEXT_COLUMNS = ['alert_id', 'alert_config_id', 'api_key_id', 'public_key', 'user_id', 'username', 'remote_address'] as const;
 const MORE_TEXT_COLUMNS = [
-  'target_username', 'target_public_key', 'access_list_entry', 'team_id', 'cluster_id', 'cluster_name',
-  'host_id', 'hostname',
+  'target_username',
+  'target_public_key',
+  'access_list_entry',
+  'team_id',
+  'cluster_id',
+  'cluster_name',
+  'host_id',
+  'hostname',
 ] as const;
 const LAST_TEXT_COLUMNS = [
-  'replica_set_name', 'shard_name', 'database', 'collection', 'op_type', 'invoice_id', 'payment_id',
-  'maintenance_window_id', 'metric_name',
+  'replica_set_name',
+  'shard_name',
+  'database',
+  'collection',
+  'op_type',
+  'invoice_id',
+  'payment_id',
+  'maintenance_window_id',
+  'metric_name',
 ] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {

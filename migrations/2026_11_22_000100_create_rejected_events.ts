@@ -16,7 +16,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seen_count', 'integer', (c) => c.notNull().defaultTo(1))
     .addUniqueConstraint('rejected_events_scope_payload_md5_key', ['scope', 'payload_md5'])
     .execute();
-  await db.schema.createIndex('rejected_events_scope_last_seen_idx').on('rejected_events').columns(['scope', 'last_seen_at desc']).execute();
+  await db.schema
+    .createIndex('rejected_events_scope_last_seen_idx')
+    .on('rejected_events')
+    .columns(['scope', 'last_seen_at desc'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -14,7 +14,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('started_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('finished_at', 'timestamptz')
     .addColumn('status', 'text', (c) =>
-      c.notNull().defaultTo('running').check(sql`status in ('running', 'succeeded', 'failed', 'skipped')`),
+      c
+        .notNull()
+        .defaultTo('running')
+        .check(sql`status in ('running', 'succeeded', 'failed', 'skipped')`),
     );
   for (const name of ['pages', 'requests', 'events_seen', 'events_inserted', 'events_changed', 'events_rejected']) {
     table = table.addColumn(name, 'integer', (c) => c.notNull().defaultTo(0));

@@ -41,7 +41,9 @@ const configSchema = z
   .object({
     api: z
       .object({
-        baseUrl: urlWithScheme(['https:', 'http:'], 'https://cloud.mongodb.com/api/public/v1.0').default('https://cloud.mongodb.com/api/public/v1.0'),
+        baseUrl: urlWithScheme(['https:', 'http:'], 'https://cloud.mongodb.com/api/public/v1.0').default(
+          'https://cloud.mongodb.com/api/public/v1.0',
+        ),
         publicKey: z.string().min(1).optional(),
         privateKey: z.string().min(1).optional(),
         caFile: z.string().min(1).optional(),
@@ -102,8 +104,13 @@ const configSchema = z
       .prefault({}),
     redis: z
       .object({
-        url: urlWithScheme(['redis:', 'rediss:'], 'redis://127.0.0.1:6379 or rediss://user:password@host:6380').default('redis://127.0.0.1:6379'),
-        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits, _ . : or - such as events-mirror').default('events-mirror'),
+        url: urlWithScheme(['redis:', 'rediss:'], 'redis://127.0.0.1:6379 or rediss://user:password@host:6380').default(
+          'redis://127.0.0.1:6379',
+        ),
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits, _ . : or - such as events-mirror')
+          .default('events-mirror'),
       })
       .strict()
       .prefault({}),
@@ -240,7 +247,10 @@ function convertEnvValue(binding: EnvBinding, raw: string): unknown {
     case 'string':
       return raw;
     case 'list':
-      return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      return raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
     case 'int': {
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${binding.name}="${raw}": expected a whole number such as 900`);
       return Number(raw);
@@ -267,7 +277,10 @@ function describeIssues(error: z.ZodError): string {
 /** `sync.windowSecs: unknown key; sync takes …`, from the schema's own key list. */
 function describeUnknownKey(keyPath: readonly string[]): string {
   const parentPath = keyPath.slice(0, -1);
-  const known = objectKeysAt(configSchema, parentPath.filter((part) => !/^\d+$/.test(part)));
+  const known = objectKeysAt(
+    configSchema,
+    parentPath.filter((part) => !/^\d+$/.test(part)),
+  );
   const parent = parentPath.length > 0 ? parentPath.join('.') : 'the configuration';
   const takes = known.length > 0 ? `; ${parent} takes ${known.join(', ')}` : '';
   return `${keyPath.join('.')}: unknown key${takes}`;
@@ -371,8 +384,7 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;
     const existing = out[key];
-    out[key] =
-      isPlainObject(existing) && isPlainObject(value) ? deepMerge(existing, value) : value;
+    out[key] = isPlainObject(existing) && isPlainObject(value) ? deepMerge(existing, value) : value;
   }
   return out;
 }

@@ -57,5 +57,8 @@ export function errorMessage(error: unknown): string {
  * some messages (a file may hold a secret) and on one line.
  */
 export function jsonSyntaxProblem(error: unknown): string {
-  return errorMessage(error).replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '').replace(/\s+/g, ' ').trim();
+  return errorMessage(error)
+    .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

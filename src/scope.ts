@@ -32,7 +32,5 @@ export function parseScope(text: string): Scope {
 
 /** The list endpoint's path below the base URL. */
 export function eventsPath(scope: Scope): string {
-  return scope.kind === 'org'
-    ? `/orgs/${encodeURIComponent(scope.id)}/events`
-    : `/groups/${encodeURIComponent(scope.id)}/events`;
+  return scope.kind === 'org' ? `/orgs/${encodeURIComponent(scope.id)}/events` : `/groups/${encodeURIComponent(scope.id)}/events`;
 }

@@ -10,8 +10,7 @@ export function formatApiDate(date: Date | number): string {
 }
 
 // Date, optional time with optional fraction, and a zone (Z or ±HH:MM) when a time is given.
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
 /**
  * Parses an ISO 8601 date or date-time strictly. A bare date means midnight UTC. Returns

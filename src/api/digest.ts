@@ -67,7 +67,10 @@ function toChallenge(params: Map<string, string>): DigestChallenge | undefined {
   return {
     realm,
     nonce,
-    qop: qopText.split(',').map((q) => q.trim().toLowerCase()).filter((q) => q !== ''),
+    qop: qopText
+      .split(',')
+      .map((q) => q.trim().toLowerCase())
+      .filter((q) => q !== ''),
     algorithm: params.get('algorithm') ?? 'MD5',
     opaque: params.get('opaque'),
     stale: (params.get('stale') ?? '').toLowerCase() === 'true',

@@ -26,12 +26,18 @@ export function buildEventsTarget(scope: Scope, query: EventsQuery, defaultItems
     throw new PermanentError('INVALID_QUERY', `pageNum ${pageNum} for ${scope.key}: expected a whole number from 1`);
   }
   if (!Number.isInteger(itemsPerPage) || itemsPerPage < 1 || itemsPerPage > MAX_ITEMS_PER_PAGE) {
-    throw new PermanentError('INVALID_QUERY', `itemsPerPage ${itemsPerPage} for ${scope.key}: expected a whole number from 1 to ${MAX_ITEMS_PER_PAGE}`);
+    throw new PermanentError(
+      'INVALID_QUERY',
+      `itemsPerPage ${itemsPerPage} for ${scope.key}: expected a whole number from 1 to ${MAX_ITEMS_PER_PAGE}`,
+    );
   }
   const params: Array<[string, string]> = [];
   params.push(['pageNum', String(pageNum)]);
   params.push(['itemsPerPage', String(itemsPerPage)]);
-  for (const [name, date] of [['minDate', query.minDate], ['maxDate', query.maxDate]] as const) {
+  for (const [name, date] of [
+    ['minDate', query.minDate],
+    ['maxDate', query.maxDate],
+  ] as const) {
     if (date === undefined) continue;
     if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
       // A silently dropped bad date once pulled 11 million events: refuse instead.

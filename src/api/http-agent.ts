@@ -41,7 +41,9 @@ export function buildTlsOptions(
       });
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new ConfigError(`EVENTS_API_CA_FILE ${options.caFile} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----): point it at the certificate authority's PEM file`);
+      throw new ConfigError(
+        `EVENTS_API_CA_FILE ${options.caFile} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----): point it at the certificate authority's PEM file`,
+      );
     }
     tls.ca = [...rootCertificates, pem];
   }
@@ -49,9 +51,7 @@ export function buildTlsOptions(
   return tls;
 }
 
-export type DispatcherPlan =
-  | { kind: 'agent'; options: Agent.Options }
-  | { kind: 'proxy'; options: EnvHttpProxyAgent.Options };
+export type DispatcherPlan = { kind: 'agent'; options: Agent.Options } | { kind: 'proxy'; options: EnvHttpProxyAgent.Options };
 
 /** What dispatcher to build, as data (unit-tested without sockets). */
 export function planDispatcher(options: HttpAgentOptions, tls: TlsOptions): DispatcherPlan {

@@ -21,7 +21,7 @@ const RETRY = (why: string): FailureClass => ({ retry: true, why });
 export const STATUS_POLICY: Readonly<Record<number, FailureClass>> = {
   400: PERMANENT('bad request'),
   401: PERMANENT('not authorized'),
-  403: PERMANENT('forbidden (is this machine on the key\'s access list?)'),
+  403: PERMANENT("forbidden (is this machine on the key's access list?)"),
   404: PERMANENT('not found'),
   408: RETRY('request timeout'),
   429: { retry: true, why: 'rate limited', rateLimited: true },

@@ -41,7 +41,7 @@ export async function sendWithDigest(
 ): Promise<{ list: ListBody; bytes: number }> {
   const { session, metrics, logger } = deps;
   let received: DigestChallenge | undefined;
-  for (let challenges = 0; ; ) {
+  for (let challenges = 0; ;) {
     await deps.budget.take(scope, signal);
     const auth = received ? session.answer(received, context.method, uri) : session.authorize(context.method, uri);
     counter.requests += 1;
@@ -72,7 +72,15 @@ export async function sendWithDigest(
     metrics?.requests.inc({ scope_kind: scope.kind, status: String(status) });
     metrics?.latency.observe({ scope_kind: scope.kind, status: String(status) }, elapsedMs / 1000);
     logger.debug(
-      { scope: context.scope, method: context.method, target: context.target, status, ms: Math.round(elapsedMs), bytes: body.length, nc: auth?.nc },
+      {
+        scope: context.scope,
+        method: context.method,
+        target: context.target,
+        status,
+        ms: Math.round(elapsedMs),
+        bytes: body.length,
+        nc: auth?.nc,
+      },
       `${context.method} ${context.target} ${status} in ${Math.round(elapsedMs)} ms`,
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
@@ -91,7 +99,10 @@ export async function sendWithDigest(
       if (verdict === 'rejected') throw new ApiCredentialsError(base, deps.publicKey);
       challenges += 1;
       if (challenges > MAX_CHALLENGES_PER_ATTEMPT) {
-        throw new ApiTransientError(base, { code: 'DIGEST_CHALLENGE_LOOP', reason: `answered ${challenges - 1} Digest challenges and the server keeps issuing new nonces` });
+        throw new ApiTransientError(base, {
+          code: 'DIGEST_CHALLENGE_LOOP',
+          reason: `answered ${challenges - 1} Digest challenges and the server keeps issuing new nonces`,
+        });
       }
       if (verdict !== 'initial') logger.debug({ scope: context.scope, verdict }, `Digest nonce ${verdict}: answering the new challenge`);
       received = challenge;
@@ -111,15 +122,25 @@ function transportFailure(context: RequestContext, error: unknown, logger: Logge
   const { code, policy } = classifyTransportError(error);
   const original = error instanceof Error ? error.message : String(error);
   const failure: ApiFailure = { ...context, status: undefined, errorCode: undefined, detail: undefined, bodySnippet: undefined };
-  logger.debug({ scope: context.scope, target: context.target, code, ms: Math.round(elapsedMs) }, `${context.method} ${context.target} failed: ${code}`);
+  logger.debug(
+    { scope: context.scope, target: context.target, code, ms: Math.round(elapsedMs) },
+    `${context.method} ${context.target} failed: ${code}`,
+  );
   if (policy.retry) return new ApiTransientError(failure, { code, reason: `${code} (${policy.why})`, cause: error });
   const hint = TLS_HINT.test(code)
     ? ' (a private certificate authority? set EVENTS_API_CA_FILE to its PEM file)'
-    : code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? ' (the server does not speak TLS: should EVENTS_API_BASE_URL start with http://?)'
-    : code === 'ENOTFOUND' ? ' (no such host: check EVENTS_API_BASE_URL)' : '';
+    : code === 'ERR_SSL_WRONG_VERSION_NUMBER'
+      ? ' (the server does not speak TLS: should EVENTS_API_BASE_URL start with http://?)'
+      : code === 'ENOTFOUND'
+        ? ' (no such host: check EVENTS_API_BASE_URL)'
+        : '';
   // OpenSSL's messages span lines and repeat the library's internals: keep the first line only.
   const what = code.startsWith('ERR_SSL_') ? '' : `: ${original.split('\n')[0]!.trim()}`;
-  return new ApiError(failure, { code: `API_${code}`, message: `${context.method} ${context.target} for ${context.scope} failed: ${code}${what}${hint}`, cause: error });
+  return new ApiError(failure, {
+    code: `API_${code}`,
+    message: `${context.method} ${context.target} for ${context.scope} failed: ${code}${what}${hint}`,
+    cause: error,
+  });
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

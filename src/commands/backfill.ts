@@ -54,7 +54,9 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     if (!shutdown.signal.aborted) throw error;
-    throw new Error(`${errorMessage(shutdown.signal.reason)}: run the same command again to resume (finished windows are skipped)`, { cause: error });
+    throw new Error(`${errorMessage(shutdown.signal.reason)}: run the same command again to resume (finished windows are skipped)`, {
+      cause: error,
+    });
   } finally {
     progress.stop();
     shutdown.dispose();

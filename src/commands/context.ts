@@ -32,9 +32,7 @@ export function createContext(options: ContextOptions = {}): CommandContext {
  * Wraps a command's action: configuration and usage errors print one line and exit 2, nothing
  * touched; anything else is logged and exits 1. The action returns its own exit code.
  */
-export function action<Args extends unknown[]>(
-  run: (...args: Args) => Promise<number | void>,
-): (...args: Args) => Promise<void> {
+export function action<Args extends unknown[]>(run: (...args: Args) => Promise<number | void>): (...args: Args) => Promise<void> {
   return async (...args: Args) => {
     try {
       process.exitCode = (await run(...args)) ?? EXIT_OK;

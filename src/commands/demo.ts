@@ -33,7 +33,10 @@ export function registerDemoCommand(program: Command): void {
         const config = loadConfig();
         const logger = createLogger({ level: 'error', fd: 2 });
         const bar = process.stderr.isTTY
-          ? new cliProgress.SingleBar({ format: 'mirroring [{bar}] {value}/{total} events', stream: process.stderr }, cliProgress.Presets.shades_classic)
+          ? new cliProgress.SingleBar(
+              { format: 'mirroring [{bar}] {value}/{total} events', stream: process.stderr },
+              cliProgress.Presets.shades_classic,
+            )
           : undefined;
         let barStarted = false;
         process.stdout.write('Starting the emulator (one organization, three projects) and an embedded warehouse…\n');

@@ -68,8 +68,10 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   probability('malformed-rate', flags.malformedRate, 'malformedRate');
   if (flags.faultRetryAfter !== undefined) faults.retryAfterSeconds = integer('fault-retry-after', flags.faultRetryAfter, 0, 86_400);
   if (flags.latencyMs !== undefined) faults.latencyMs = integer('latency-ms', flags.latencyMs, 0, 600_000);
-  if (flags.lateEventsSeconds !== undefined) faults.lateEventsMaxSeconds = integer('late-events-seconds', flags.lateEventsSeconds, 0, 86_400 * 30);
-  if (flags.rateLimitPerMinute !== undefined) faults.rateLimitPerMinute = integer('rate-limit-per-minute', flags.rateLimitPerMinute, 0, 1_000_000);
+  if (flags.lateEventsSeconds !== undefined)
+    faults.lateEventsMaxSeconds = integer('late-events-seconds', flags.lateEventsSeconds, 0, 86_400 * 30);
+  if (flags.rateLimitPerMinute !== undefined)
+    faults.rateLimitPerMinute = integer('rate-limit-per-minute', flags.rateLimitPerMinute, 0, 1_000_000);
   const orgs = ids('org', flags.org);
   const groups = ids('group', flags.group);
   return {
@@ -91,10 +93,13 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
 function listenProblem(error: unknown, host: string, port: number): ConfigError | undefined {
   const code = (error as { code?: unknown }).code;
   const why =
-    code === 'EADDRINUSE' ? `port ${port} on ${host} is in use: pick another --port (0 picks a free one)`
-    : code === 'EADDRNOTAVAIL' ? `--host ${host} is not an address of this machine: use 127.0.0.1, or 0.0.0.0 for every interface`
-    : code === 'EACCES' ? `port ${port} on ${host} needs privileges: use a --port above 1023 (0 picks a free one)`
-    : undefined;
+    code === 'EADDRINUSE'
+      ? `port ${port} on ${host} is in use: pick another --port (0 picks a free one)`
+      : code === 'EADDRNOTAVAIL'
+        ? `--host ${host} is not an address of this machine: use 127.0.0.1, or 0.0.0.0 for every interface`
+        : code === 'EACCES'
+          ? `port ${port} on ${host} needs privileges: use a --port above 1023 (0 picks a free one)`
+          : undefined;
   return why === undefined ? undefined : new ConfigError(why, { cause: error });
 }
 
@@ -129,10 +134,13 @@ export function registerEmulatorCommand(program: Command): void {
           throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? 8080) ?? error;
         });
         const [key] = emulator.keys;
-        const credentials = flags.keys === undefined && key
-          ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`
-          : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
-        process.stdout.write(`EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n`);
+        const credentials =
+          flags.keys === undefined && key
+            ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`
+            : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
+        process.stdout.write(
+          `EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n`,
+        );
         logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
         const shutdown = listenForShutdown();
         await shutdown.first;

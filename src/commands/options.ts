@@ -21,5 +21,11 @@ export function scopeArg(value: string): Scope {
 }
 
 export function collectScopes(value: string, previous: Scope[] = []): Scope[] {
-  return [...previous, ...value.split(',').filter((v) => v.trim() !== '').map(scopeArg)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .filter((v) => v.trim() !== '')
+      .map(scopeArg),
+  ];
 }

@@ -14,7 +14,12 @@ export function registerSchedulerCommand(program: Command): void {
     .command('scheduler')
     .description('keep one job scheduler per configured scope in Redis (adds, updates, removes); runs until SIGTERM/SIGINT')
     .option('--once', 'reconcile the job schedulers once, print what changed, and exit')
-    .option('--reconcile-seconds <n>', 'full reconcile period (it also reconciles on start and whenever Redis comes back)', positiveInt, 600)
+    .option(
+      '--reconcile-seconds <n>',
+      'full reconcile period (it also reconciles on start and whenever Redis comes back)',
+      positiveInt,
+      600,
+    )
     .action(
       action(async (options: SchedulerOptions) => {
         const { config, logger } = createContext({ logFd: options.once ? 2 : 1 });

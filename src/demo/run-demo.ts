@@ -35,7 +35,13 @@ export interface DemoResult {
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const started = performance.now();
-  const emulator = await startEmulator({ port: 0, seed: 1, eventsPerScope: options.eventsPerScope, days: options.days, faults: { malformedRate: 0.002 } });
+  const emulator = await startEmulator({
+    port: 0,
+    seed: 1,
+    eventsPerScope: options.eventsPerScope,
+    days: options.days,
+    faults: { malformedRate: 0.002 },
+  });
   const warehouseDir = path.resolve(options.dataDir, 'demo');
   rmSync(warehouseDir, { recursive: true, force: true });
   const warehouse = await createWarehouse({ schema: options.schema, dataDir: warehouseDir, logger: options.logger });
@@ -46,7 +52,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const config = loadConfig({
       env: {},
       overrides: {
-        api: { baseUrl: emulator.baseUrl, publicKey: key.publicKey, privateKey: key.privateKey, requestsPerMinute: { group: 100_000, org: 100_000 } },
+        api: {
+          baseUrl: emulator.baseUrl,
+          publicKey: key.publicKey,
+          privateKey: key.privateKey,
+          requestsPerMinute: { group: 100_000, org: 100_000 },
+        },
         scopes: emulator.dataset.scopes(),
         sync: { startDate: new Date(Date.now() - (options.days + 1) * 86_400_000).toISOString(), settleSeconds: 0 },
       },

@@ -7,9 +7,7 @@ import type { ApiEvent } from '../events/types.js';
 import type { ScopeKind } from '../scope.js';
 import { EVENT_TYPES, pickWeighted, weightedTypesFor, type WeightedTypes } from './event-types.js';
 import { ScopeEventStore } from './event-store.js';
-import {
-  MALFORMED_BAD_CREATED, MALFORMED_NO_ID, WELL_FORMED, eventIdOf, materializeEvent, type EventRecord,
-} from './generator.js';
+import { MALFORMED_BAD_CREATED, MALFORMED_NO_ID, WELL_FORMED, eventIdOf, materializeEvent, type EventRecord } from './generator.js';
 import { Rng, hash32, hashString, hex8 } from './random.js';
 import { buildWorld, type ScopeWorld } from './scope-world.js';
 
@@ -154,7 +152,8 @@ export class Dataset {
   addEvents(scopeKey: string, count: number, options: AddEventsOptions = {}): ApiEvent[] {
     const data = this.data(scopeKey);
     const createdSec = Math.floor((options.createdMs ?? this.options.now()) / 1000);
-    const flag = options.malformed === 'no-id' ? MALFORMED_NO_ID : options.malformed === 'bad-created' ? MALFORMED_BAD_CREATED : WELL_FORMED;
+    const flag =
+      options.malformed === 'no-id' ? MALFORMED_NO_ID : options.malformed === 'bad-created' ? MALFORMED_BAD_CREATED : WELL_FORMED;
     const added: ApiEvent[] = [];
     for (let i = 0; i < count; i += 1) {
       const name = options.eventTypeName ?? pickWeighted(data.weighted, this.liveRng.next());
@@ -202,7 +201,7 @@ export class Dataset {
     const endSec = Math.floor(this.options.now() / 1000);
     const span = Math.max(1, Math.round(days * 86_400));
     const created = new Uint32Array(n);
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       const second = endSec - Math.floor(rng.next() * span);
       const burst = rng.chance(BURST_SHARE) ? rng.int(2, MAX_BURST) : 1;
       for (let k = 0; k < burst && i < n; k += 1) created[i++] = second;

@@ -18,9 +18,7 @@ export interface DigestVerifierOptions {
   secret?: Buffer;
 }
 
-export type DigestResult =
-  | { ok: true; username: string }
-  | { ok: false; stale: boolean; reason: string };
+export type DigestResult = { ok: true; username: string } | { ok: false; stale: boolean; reason: string };
 
 const TIME_BYTES = 6;
 const RANDOM_BYTES = 9;
@@ -45,8 +43,15 @@ export function parseDigestAuthorization(header: string | undefined): Map<string
 
 /** The `response` a correct client computes (exported for tests and the benchmark's client). */
 export function digestResponse(input: {
-  username: string; password: string; realm: string; method: string; uri: string;
-  nonce: string; nc: string; cnonce: string; qop: string;
+  username: string;
+  password: string;
+  realm: string;
+  method: string;
+  uri: string;
+  nonce: string;
+  nc: string;
+  cnonce: string;
+  qop: string;
 }): string {
   const ha1 = md5(`${input.username}:${input.realm}:${input.password}`);
   const ha2 = md5(`${input.method}:${input.uri}`);
@@ -86,7 +91,14 @@ export class DigestVerifier {
     const fields = parseDigestAuthorization(authorization);
     if (!fields) return { ok: false, stale: false, reason: 'no Digest credentials' };
     const get = (name: string): string => fields.get(name) ?? '';
-    const [username, nonce, uri, response, nc, cnonce] = ['username', 'nonce', 'uri', 'response', 'nc', 'cnonce'].map(get) as [string, string, string, string, string, string];
+    const [username, nonce, uri, response, nc, cnonce] = ['username', 'nonce', 'uri', 'response', 'nc', 'cnonce'].map(get) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     if (!username || !nonce || !uri || !response || !cnonce) return { ok: false, stale: false, reason: 'incomplete Digest credentials' };
     if (get('realm') !== DIGEST_REALM) return { ok: false, stale: false, reason: 'wrong realm' };
     const algorithm = fields.get('algorithm');
@@ -99,8 +111,15 @@ export class DigestVerifier {
 
     const password = this.options.passwordOf(username);
     const expected = digestResponse({
-      username, password: password ?? randomBytes(16).toString('hex'), realm: DIGEST_REALM, method,
-      uri, nonce, nc, cnonce, qop: 'auth',
+      username,
+      password: password ?? randomBytes(16).toString('hex'),
+      realm: DIGEST_REALM,
+      method,
+      uri,
+      nonce,
+      nc,
+      cnonce,
+      qop: 'auth',
     });
     if (!constantTimeEqual(expected, response.toLowerCase()) || password === undefined) {
       return { ok: false, stale: false, reason: 'wrong credentials' };

@@ -38,13 +38,24 @@ export const invalidParameter = (name: string, value: string, why: string): Emul
   new EmulatorHttpError(400, 'INVALID_QUERY_PARAMETER', `Invalid query parameter ${name} with value ${value}: ${why}.`, [name, value]);
 
 export const invalidDateFormat = (name: string, value: string): EmulatorHttpError =>
-  new EmulatorHttpError(400, 'INVALID_DATE_FORMAT', `Invalid date format for ${name}: ${value}. Expected ISO 8601 such as 2026-11-01T00:00:00Z.`, [name, value]);
+  new EmulatorHttpError(
+    400,
+    'INVALID_DATE_FORMAT',
+    `Invalid date format for ${name}: ${value}. Expected ISO 8601 such as 2026-11-01T00:00:00Z.`,
+    [name, value],
+  );
 
 export const fractionalTimestamp = (name: string, value: string): EmulatorHttpError =>
-  new EmulatorHttpError(400, 'FRACTIONAL_TIMESTAMP', `The timestamp ${value} for ${name} has fractional seconds; send whole seconds.`, [name, value]);
+  new EmulatorHttpError(400, 'FRACTIONAL_TIMESTAMP', `The timestamp ${value} for ${name} has fractional seconds; send whole seconds.`, [
+    name,
+    value,
+  ]);
 
 export const invalidDateRange = (minDate: string, maxDate: string): EmulatorHttpError =>
-  new EmulatorHttpError(400, 'INVALID_DATE_RANGE', `Invalid date range: maxDate ${maxDate} is before minDate ${minDate}.`, [minDate, maxDate]);
+  new EmulatorHttpError(400, 'INVALID_DATE_RANGE', `Invalid date range: maxDate ${maxDate} is before minDate ${minDate}.`, [
+    minDate,
+    maxDate,
+  ]);
 
 export const invalidEnumValue = (name: string, value: string): EmulatorHttpError =>
   new EmulatorHttpError(400, 'INVALID_ENUM_VALUE', `An invalid enumeration value ${value} was specified for ${name}.`, [value, name]);
@@ -74,13 +85,15 @@ export const methodNotAllowed = (method: string): EmulatorHttpError =>
   new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed; this API is read-only (GET).`, [method]);
 
 export const rateLimited = (): EmulatorHttpError =>
-  new EmulatorHttpError(429, 'RATE_LIMITED', 'Resource /api/public/v1.0 is limited to a number of requests per minute. Please retry later.');
+  new EmulatorHttpError(
+    429,
+    'RATE_LIMITED',
+    'Resource /api/public/v1.0 is limited to a number of requests per minute. Please retry later.',
+  );
 
-export const unexpectedError = (): EmulatorHttpError =>
-  new EmulatorHttpError(500, 'UNEXPECTED_ERROR', 'Unexpected error.');
+export const unexpectedError = (): EmulatorHttpError => new EmulatorHttpError(500, 'UNEXPECTED_ERROR', 'Unexpected error.');
 
 export const serviceUnavailable = (): EmulatorHttpError =>
   new EmulatorHttpError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please retry later.');
 
-export const unauthorized = (): ApiErrorBody =>
-  errorBody(401, 'UNAUTHORIZED', 'You are not authorized for this resource.');
+export const unauthorized = (): ApiErrorBody => errorBody(401, 'UNAUTHORIZED', 'You are not authorized for this resource.');

@@ -25,8 +25,14 @@ export interface FaultOptions {
 }
 
 export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
-  rate429: 0, rate5xx: 0, dropRate: 0, cutBodyRate: 0, latencyMs: 0,
-  lateEventsMaxSeconds: 0, rateLimitPerMinute: 0, malformedRate: 0,
+  rate429: 0,
+  rate5xx: 0,
+  dropRate: 0,
+  cutBodyRate: 0,
+  latencyMs: 0,
+  lateEventsMaxSeconds: 0,
+  rateLimitPerMinute: 0,
+  malformedRate: 0,
 });
 
 const PROBABILITIES = ['rate429', 'rate5xx', 'dropRate', 'cutBodyRate', 'malformedRate'] as const;

@@ -31,13 +31,21 @@ export function selfHref(baseUrl: string, world: ScopeWorld, id: string): string
 }
 
 const METRICS: ReadonlyArray<readonly [string, string, number]> = [
-  ['CONNECTIONS', 'RAW', 5000], ['OPCOUNTER_QUERY', 'RAW', 20000], ['ASSERT_REGULAR', 'RAW', 50],
-  ['QUERY_TARGETING_SCANNED_OBJECTS_PER_RETURNED', 'RAW', 10000], ['CACHE_DIRTY_BYTES', 'BYTES', 5e9],
-  ['MEMORY_RESIDENT', 'MEGABYTES', 64000], ['DB_STORAGE_TOTAL', 'GIGABYTES', 4000],
-  ['OP_EXECUTION_TIME_READS', 'MILLISECONDS', 900], ['OPLOG_REPLICATION_LAG_TIME', 'SECONDS', 600],
-  ['OPLOG_MASTER_TIME_ESTIMATED_TTL', 'HOURS', 72], ['NETWORK_BYTES_IN', 'KILOBYTES', 80000],
-  ['DISK_PARTITION_IOPS_TOTAL', 'RAW', 3000], ['BACKUP_OPLOG_WINDOW', 'DAYS', 7],
-  ['NETWORK_THROUGHPUT', 'MEGABITS', 900], ['LOGICAL_SIZE', 'TERABYTES', 3],
+  ['CONNECTIONS', 'RAW', 5000],
+  ['OPCOUNTER_QUERY', 'RAW', 20000],
+  ['ASSERT_REGULAR', 'RAW', 50],
+  ['QUERY_TARGETING_SCANNED_OBJECTS_PER_RETURNED', 'RAW', 10000],
+  ['CACHE_DIRTY_BYTES', 'BYTES', 5e9],
+  ['MEMORY_RESIDENT', 'MEGABYTES', 64000],
+  ['DB_STORAGE_TOTAL', 'GIGABYTES', 4000],
+  ['OP_EXECUTION_TIME_READS', 'MILLISECONDS', 900],
+  ['OPLOG_REPLICATION_LAG_TIME', 'SECONDS', 600],
+  ['OPLOG_MASTER_TIME_ESTIMATED_TTL', 'HOURS', 72],
+  ['NETWORK_BYTES_IN', 'KILOBYTES', 80000],
+  ['DISK_PARTITION_IOPS_TOTAL', 'RAW', 3000],
+  ['BACKUP_OPLOG_WINDOW', 'DAYS', 7],
+  ['NETWORK_THROUGHPUT', 'MEGABITS', 900],
+  ['LOGICAL_SIZE', 'TERABYTES', 3],
 ];
 const DE_OPS = ['find', 'aggregate', 'listCollections', 'listDatabases', 'createIndexes', 'dropIndex', 'countDocuments'];
 const CRUD_OPS = ['insertDocument', 'updateDocument', 'deleteDocument', 'replaceDocument'];
@@ -45,11 +53,23 @@ const DATABASES = ['sales', 'inventory', 'users', 'analytics', 'logs'];
 const COLLECTIONS = ['orders', 'customers', 'items', 'sessions', 'events', 'invoices'];
 const BAD_CREATED = ['not-a-date', '2026-02-30T25:61:00Z', '', '1699999999'];
 const RAW_CLASS: Record<string, string> = {
-  metricAlert: 'HOST_METRIC_ALERT', hostAlert: 'HOST_ALERT', replicaAlert: 'REPLICA_SET_ALERT',
-  alertAudit: 'ALERT_AUDIT', alertConfigAudit: 'ALERT_CONFIG_AUDIT', dataExplorer: 'DATA_EXPLORER_ACCESSED_EVENT',
-  automationAudit: 'AUTOMATION_CONFIG_AUDIT', cluster: 'CLUSTER_AUDIT', member: 'USER_AUDIT', team: 'TEAM_AUDIT',
-  apiKey: 'API_USER_AUDIT', apiKeyAccessList: 'API_USER_AUDIT', invoice: 'BILLING_EVENT', payment: 'BILLING_EVENT',
-  maintenance: 'NDS_MAINTENANCE_WINDOW_AUDIT', employeeAccess: 'ORG_AUDIT', generic: 'AUDIT',
+  metricAlert: 'HOST_METRIC_ALERT',
+  hostAlert: 'HOST_ALERT',
+  replicaAlert: 'REPLICA_SET_ALERT',
+  alertAudit: 'ALERT_AUDIT',
+  alertConfigAudit: 'ALERT_CONFIG_AUDIT',
+  dataExplorer: 'DATA_EXPLORER_ACCESSED_EVENT',
+  automationAudit: 'AUTOMATION_CONFIG_AUDIT',
+  cluster: 'CLUSTER_AUDIT',
+  member: 'USER_AUDIT',
+  team: 'TEAM_AUDIT',
+  apiKey: 'API_USER_AUDIT',
+  apiKeyAccessList: 'API_USER_AUDIT',
+  invoice: 'BILLING_EVENT',
+  payment: 'BILLING_EVENT',
+  maintenance: 'NDS_MAINTENANCE_WINDOW_AUDIT',
+  employeeAccess: 'ORG_AUDIT',
+  generic: 'AUDIT',
 };
 
 function setActor(event: ApiEvent, world: ScopeWorld, rng: Rng, usersOnly = false): void {
@@ -86,8 +106,11 @@ function diffs(rng: Rng, created: number): Diff[] {
     const db = rng.pick(DATABASES);
     if (kind === 'ROLES') {
       out.push({
-        id: `${rng.pick(['readOrders', 'auditor', 'etlWriter'])}@${db}`, name: null, type: 'ROLES',
-        status: rng.pick(['NEW', 'MODIFIED']), params: [],
+        id: `${rng.pick(['readOrders', 'auditor', 'etlWriter'])}@${db}`,
+        name: null,
+        type: 'ROLES',
+        status: rng.pick(['NEW', 'MODIFIED']),
+        params: [],
         priviileges: [
           { actions: ['find', 'listCollections'], resource: { db, collection: rng.chance(0.5) ? '' : rng.pick(COLLECTIONS) } },
           ...(rng.chance(0.3) ? [{ actions: ['serverStatus'], resource: { cluster: true as const } }] : []),
@@ -96,7 +119,10 @@ function diffs(rng: Rng, created: number): Diff[] {
       });
     } else if (kind === 'USERS') {
       out.push({
-        id: `svc-${rng.hex(4)}`, name: `svc-${rng.hex(4)}`, type: 'USERS', status: rng.pick(['NEW', 'MODIFIED']),
+        id: `svc-${rng.hex(4)}`,
+        name: `svc-${rng.hex(4)}`,
+        type: 'USERS',
+        status: rng.pick(['NEW', 'MODIFIED']),
         params: rng.chance(0.5) ? [{ display: 'Password', param: 'pwd', old: null, new: null }] : [],
         priviileges: null,
         roles: [{ db, role: rng.pick(['readWrite', 'read', 'dbAdmin']) }],
@@ -104,9 +130,13 @@ function diffs(rng: Rng, created: number): Diff[] {
     } else {
       const version = `${rng.int(12, 13)}.${rng.int(0, 9)}.${rng.int(0, 20)}`;
       out.push({
-        id: `Automation Agent ${created % 97}`, name: null, type: 'AUTOMATION_AGENT', status: 'MODIFIED',
+        id: `Automation Agent ${created % 97}`,
+        name: null,
+        type: 'AUTOMATION_AGENT',
+        status: 'MODIFIED',
         params: [{ display: 'Version', param: 'version', old: `${version}-1`, new: version }],
-        priviileges: null, roles: [],
+        priviileges: null,
+        roles: [],
       });
     }
   }
@@ -196,7 +226,9 @@ function setFamilyFields(event: ApiEvent, world: ScopeWorld, rng: Rng, typeName:
     case 'apiKeyAccessList':
       setActor(event, world, rng);
       event.targetPublicKey = rng.pick(world.apiKeys).publicKey;
-      event.accessListEntry = rng.chance(0.5) ? `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.0/24` : `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+      event.accessListEntry = rng.chance(0.5)
+        ? `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.0/24`
+        : `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
       return;
     case 'invoice':
       event.invoiceId = rng.objectId(created - rng.int(0, 2_600_000));
@@ -244,13 +276,7 @@ function rawDocument(event: ApiEvent, world: ScopeWorld, typeName: string, rng: 
   return raw;
 }
 
-export function materializeEvent(
-  world: ScopeWorld,
-  record: EventRecord,
-  typeName: string,
-  baseUrl: string,
-  includeRaw: boolean,
-): ApiEvent {
+export function materializeEvent(world: ScopeWorld, record: EventRecord, typeName: string, baseUrl: string, includeRaw: boolean): ApiEvent {
   const rng = new Rng(hash32(world.seed, record.counter, record.created));
   const id = eventIdOf(world, record.created, record.counter);
   const event: ApiEvent = {};

@@ -19,8 +19,12 @@ export interface ApiKeyGrant {
 
 export const ORG_ROLES = ['ORG_OWNER', 'ORG_MEMBER', 'ORG_READ_ONLY', 'ORG_GROUP_CREATOR', 'ORG_BILLING_ADMIN'] as const;
 export const GROUP_ROLES = [
-  'GROUP_OWNER', 'GROUP_READ_ONLY', 'GROUP_DATA_ACCESS_ADMIN', 'GROUP_DATA_ACCESS_READ_WRITE',
-  'GROUP_DATA_ACCESS_READ_ONLY', 'GROUP_CLUSTER_MANAGER',
+  'GROUP_OWNER',
+  'GROUP_READ_ONLY',
+  'GROUP_DATA_ACCESS_ADMIN',
+  'GROUP_DATA_ACCESS_READ_WRITE',
+  'GROUP_DATA_ACCESS_READ_ONLY',
+  'GROUP_CLUSTER_MANAGER',
 ] as const;
 const ORG_READ_ROLES = new Set<string>(['ORG_OWNER', 'ORG_MEMBER', 'ORG_READ_ONLY', 'ORG_GROUP_CREATOR']);
 
@@ -61,9 +65,10 @@ export function loadKeysFile(path: string): ApiKeyGrant[] {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    const problem = issue?.code === 'invalid_union' && issue.path.includes('roles')
-      ? `a role is {orgId, roleName: ${ORG_ROLES.join('|')}} or {groupId, roleName: ${GROUP_ROLES.join('|')}}`
-      : (issue?.message ?? 'bad shape');
+    const problem =
+      issue?.code === 'invalid_union' && issue.path.includes('roles')
+        ? `a role is {orgId, roleName: ${ORG_ROLES.join('|')}} or {groupId, roleName: ${GROUP_ROLES.join('|')}}`
+        : (issue?.message ?? 'bad shape');
     throw new ConfigError(
       `keys file ${path} is invalid${where}: ${problem}. Expected a JSON list of ` +
         '{publicKey, privateKey, roles: [{orgId, roleName: ORG_*} | {groupId, roleName: GROUP_*}], accessList?: [IP address]}',
@@ -78,10 +83,7 @@ export function generateDefaultKey(orgs: readonly string[], groups: readonly str
   return {
     publicKey: letters,
     privateKey: randomUUID(),
-    roles: [
-      ...orgs.map((orgId) => ({ orgId, roleName: 'ORG_OWNER' })),
-      ...groups.map((groupId) => ({ groupId, roleName: 'GROUP_OWNER' })),
-    ],
+    roles: [...orgs.map((orgId) => ({ orgId, roleName: 'ORG_OWNER' })), ...groups.map((groupId) => ({ groupId, roleName: 'GROUP_OWNER' }))],
   };
 }
 

@@ -4,9 +4,7 @@
  */
 import type { ApiLink } from '../events/types.js';
 import { parseIsoDate } from '../time.js';
-import {
-  fractionalTimestamp, invalidDateFormat, invalidDateRange, invalidEnumValue, invalidParameter,
-} from './errors.js';
+import { fractionalTimestamp, invalidDateFormat, invalidDateRange, invalidEnumValue, invalidParameter } from './errors.js';
 
 export const DEFAULT_ITEMS_PER_PAGE = 100;
 export const MAX_ITEMS_PER_PAGE = 500;

@@ -37,11 +37,7 @@ export function sendOk(res: ServerResponse, body: unknown, options: AnswerOption
 }
 
 /** An error answer; with `envelope` it becomes a 200 carrying `{status, content}`. */
-export function sendError(
-  res: ServerResponse,
-  error: ApiErrorBody,
-  options: AnswerOptions & { envelope?: boolean } = {},
-): void {
+export function sendError(res: ServerResponse, error: ApiErrorBody, options: AnswerOptions & { envelope?: boolean } = {}): void {
   if (options.envelope) {
     sendOk(res, { status: error.error, content: error }, options);
     return;

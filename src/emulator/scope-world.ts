@@ -5,10 +5,29 @@
 import type { ScopeKind } from '../scope.js';
 import { Rng, hash32, hashString } from './random.js';
 
-export interface WorldUser { userId: string; username: string; remoteAddress: string }
-export interface WorldApiKey { apiKeyId: string; publicKey: string; remoteAddress: string }
-export interface WorldHost { hostId: string; hostname: string; port: number; replicaSetName: string; shardName?: string }
-export interface WorldCluster { clusterId: string; clusterName: string; sharded: boolean; hosts: WorldHost[] }
+export interface WorldUser {
+  userId: string;
+  username: string;
+  remoteAddress: string;
+}
+export interface WorldApiKey {
+  apiKeyId: string;
+  publicKey: string;
+  remoteAddress: string;
+}
+export interface WorldHost {
+  hostId: string;
+  hostname: string;
+  port: number;
+  replicaSetName: string;
+  shardName?: string;
+}
+export interface WorldCluster {
+  clusterId: string;
+  clusterName: string;
+  sharded: boolean;
+  hosts: WorldHost[];
+}
 
 export interface ScopeWorld {
   readonly kind: ScopeKind;

@@ -9,8 +9,19 @@ import type { Logger } from 'pino';
 import { Dataset, defaultScopeIds } from './dataset.js';
 import { DigestVerifier } from './digest-verifier.js';
 import {
-  EmulatorHttpError, cannotAccessGroup, cannotAccessOrg, eventNotFound, groupNotFound, ipNotOnAccessList, methodNotAllowed,
-  orgNotFound, rateLimited, resourceNotFound, serviceUnavailable, unauthorized, unexpectedError,
+  EmulatorHttpError,
+  cannotAccessGroup,
+  cannotAccessOrg,
+  eventNotFound,
+  groupNotFound,
+  ipNotOnAccessList,
+  methodNotAllowed,
+  orgNotFound,
+  rateLimited,
+  resourceNotFound,
+  serviceUnavailable,
+  unauthorized,
+  unexpectedError,
 } from './errors.js';
 import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
 import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiKeyGrant } from './keys.js';
@@ -86,7 +97,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const rng = new Rng(seed ^ 0x5eed);
   const faults = new FaultInjector(options.faults ?? {}, now, () => rng.next());
   const dataset = new Dataset({
-    seed, orgs, groups, now, baseUrl: '',
+    seed,
+    orgs,
+    groups,
+    now,
+    baseUrl: '',
     eventsPerScope: options.eventsPerScope ?? DEFAULT_EVENTS_PER_SCOPE,
     days: options.days ?? DEFAULT_DAYS,
     malformedRate: faults.options.malformedRate,
@@ -99,7 +114,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     passwordOf: (username) => keyByPublic.get(username)?.privateKey,
   });
   const stats: EmulatorStats = { requests: 0, byStatus: {}, challenges: 0, staleChallenges: 0, dropped: 0, cutBodies: 0 };
-  const live = new LiveEvents(dataset, now, () => rng.next(), () => faults.options, options.liveRatePerSecond ?? 0);
+  const live = new LiveEvents(
+    dataset,
+    now,
+    () => rng.next(),
+    () => faults.options,
+    options.liveRatePerSecond ?? 0,
+  );
   const logger = options.logger;
 
   async function route(req: IncomingMessage, res: ServerResponse, rawUrl: string): Promise<{ status: number; scope?: string }> {
@@ -148,8 +169,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }
       const params = parseListParams(search);
       const { totalCount, results } = dataset.query(scopeKey, {
-        eventTypes: params.eventTypes, minSec: params.minSec, maxSec: params.maxSec, includeRaw: params.includeRaw,
-        offset: (params.pageNum - 1) * params.itemsPerPage, limit: params.itemsPerPage,
+        eventTypes: params.eventTypes,
+        minSec: params.minSec,
+        maxSec: params.maxSec,
+        includeRaw: params.includeRaw,
+        offset: (params.pageNum - 1) * params.itemsPerPage,
+        limit: params.itemsPerPage,
       });
       const links = listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, totalCount);
       const body: Record<string, unknown> = { links, results, totalCount };
@@ -165,7 +190,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
   }
 
-  function actOnFault(res: ServerResponse, decision: FaultDecision, retryAfter: number | undefined, envelope: boolean, pretty: boolean): number {
+  function actOnFault(
+    res: ServerResponse,
+    decision: FaultDecision,
+    retryAfter: number | undefined,
+    envelope: boolean,
+    pretty: boolean,
+  ): number {
     if (decision === 'drop') {
       stats.dropped += 1;
       res.socket?.destroy();
@@ -208,7 +239,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   dataset.setBaseUrl(baseUrl);
 
   return {
-    url, baseUrl, port, keys, dataset,
+    url,
+    baseUrl,
+    port,
+    keys,
+    dataset,
     setFaults: (changes) => faults.set(changes),
     setLiveRate: (perSecond) => live.setRate(perSecond),
     stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),

@@ -10,8 +10,22 @@ export interface ApiLink {
 }
 
 export const METRIC_UNITS = [
-  'RAW', 'BITS', 'BYTES', 'KILOBITS', 'KILOBYTES', 'MEGABITS', 'MEGABYTES', 'GIGABITS',
-  'GIGABYTES', 'TERABYTES', 'PETABYTES', 'MILLISECONDS', 'SECONDS', 'MINUTES', 'HOURS', 'DAYS',
+  'RAW',
+  'BITS',
+  'BYTES',
+  'KILOBITS',
+  'KILOBYTES',
+  'MEGABITS',
+  'MEGABYTES',
+  'GIGABITS',
+  'GIGABYTES',
+  'TERABYTES',
+  'PETABYTES',
+  'MILLISECONDS',
+  'SECONDS',
+  'MINUTES',
+  'HOURS',
+  'DAYS',
 ] as const;
 export type MetricUnit = (typeof METRIC_UNITS)[number];
 

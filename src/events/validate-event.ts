@@ -18,7 +18,13 @@ export type EventCheck = { ok: true; event: ValidEvent } | { ok: false; rejected
 
 export function validateEvent(value: unknown): EventCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, rejected: { reason: `event is not an object (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`, payload: value } };
+    return {
+      ok: false,
+      rejected: {
+        reason: `event is not an object (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`,
+        payload: value,
+      },
+    };
   }
   const parsed = eventCore.safeParse(value);
   if (!parsed.success) {

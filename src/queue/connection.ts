@@ -39,7 +39,10 @@ export function createRedisConnection(options: RedisConnectionOptions): Redis {
   redis.on('error', (error: Error) => {
     if (down) return;
     down = true;
-    options.logger.warn({ redis: where, connection: options.name, err: { message: error.message } }, `Redis at ${where} unreachable: retrying until it is back`);
+    options.logger.warn(
+      { redis: where, connection: options.name, err: { message: error.message } },
+      `Redis at ${where} unreachable: retrying until it is back`,
+    );
   });
   redis.on('ready', () => {
     if (down || everReady) options.logger.info({ redis: where, connection: options.name }, `Redis at ${where} reachable again`);
@@ -72,7 +75,9 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs: number,
     };
     const timer = setTimeout(() => {
       finish();
-      reject(new Error(`Redis at ${describeRedisUrl(url)} did not answer within ${timeoutMs} ms: check REDIS_URL and that Redis is running`));
+      reject(
+        new Error(`Redis at ${describeRedisUrl(url)} did not answer within ${timeoutMs} ms: check REDIS_URL and that Redis is running`),
+      );
     }, timeoutMs);
     const onReady = () => {
       finish();

@@ -17,15 +17,7 @@ import { syncScope } from '../sync/sync-scope.js';
 import { emptyTotals, type SyncTotals } from '../sync/totals.js';
 import { findSucceededWindows } from '../warehouse/runs.repository.js';
 import type { JobOutcome, SyncMetrics } from './metrics.js';
-import {
-  BACKFILL_JOB,
-  POLL_JOB,
-  backfillJobSchema,
-  pollJobSchema,
-  settingsFromJob,
-  windowFromJob,
-  type SyncJobName,
-} from './queues.js';
+import { BACKFILL_JOB, POLL_JOB, backfillJobSchema, pollJobSchema, settingsFromJob, windowFromJob, type SyncJobName } from './queues.js';
 
 export interface JobSummary {
   readonly status: 'succeeded' | 'skipped' | 'already-done';

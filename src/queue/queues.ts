@@ -89,7 +89,10 @@ export function backfillJobId(scope: Scope, window: TimeWindow): string {
 }
 
 function compactDate(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**

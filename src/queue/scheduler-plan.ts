@@ -72,9 +72,11 @@ function sameOptions(opts: unknown): boolean {
 
 /** JSON with object keys sorted, so key order never reads as a difference. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    typeof inner === 'object' && inner !== null && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-      : inner,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      typeof inner === 'object' && inner !== null && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+        : inner,
+    ) ?? 'undefined'
+  );
 }

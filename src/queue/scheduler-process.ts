@@ -46,7 +46,12 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       reconcileEveryMs: options.reconcileSeconds * 1000,
     });
     logger.info(
-      { scopes: wanted.length, everySeconds: config.scheduler.pollIntervalSeconds, redis: describeRedisUrl(config.redis.url), prefix: config.redis.prefix },
+      {
+        scopes: wanted.length,
+        everySeconds: config.scheduler.pollIntervalSeconds,
+        redis: describeRedisUrl(config.redis.url),
+        prefix: config.redis.prefix,
+      },
       `scheduler keeping ${wanted.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s`,
     );
     const signal = await stop.first;

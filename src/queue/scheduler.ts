@@ -103,7 +103,10 @@ export function startSchedulerService(options: SchedulerServiceOptions): Schedul
           resolveFirst(result);
         } catch (error) {
           if (closed) return;
-          logger.warn({ err: { message: errorMessage(error) }, reason }, `could not reconcile job schedulers: ${errorMessage(error)}; trying again shortly`);
+          logger.warn(
+            { err: { message: errorMessage(error) }, reason },
+            `could not reconcile job schedulers: ${errorMessage(error)}; trying again shortly`,
+          );
           knownCount = undefined;
         }
       } while (again && !closed);

@@ -38,7 +38,9 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   collectDefaultMetrics({ register: registry });
   const syncMetrics = createSyncMetrics(registry);
   const interrupt = new AbortController();
-  const signals = options.stopSignal ? undefined : listenForShutdown((signal) => {
+  const signals = options.stopSignal
+    ? undefined
+    : listenForShutdown((signal) => {
         logger.warn(`${signal} again: interrupting running jobs now`);
         interrupt.abort(new Error('worker shutting down'));
       });
@@ -69,7 +71,9 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         migrations: () => assertMigrated(warehouse),
       },
     }).catch((error: unknown) => {
-      throw new ConfigError(`cannot serve /healthz and /metrics on ${options.metricsHost}:${config.worker.metricsPort}: ${errorMessage(error)}; set METRICS_PORT to a free port`);
+      throw new ConfigError(
+        `cannot serve /healthz and /metrics on ${options.metricsHost}:${config.worker.metricsPort}: ${errorMessage(error)}; set METRICS_PORT to a free port`,
+      );
     });
     const worker = createSyncWorker({
       connection,
@@ -80,7 +84,12 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     });
     void worker.run().catch((error: unknown) => logger.error({ err: error }, `worker stopped: ${errorMessage(error)}`));
     logger.info(
-      { concurrency: config.worker.concurrency, redis: describeRedisUrl(config.redis.url), prefix: config.redis.prefix, metrics: health.url },
+      {
+        concurrency: config.worker.concurrency,
+        redis: describeRedisUrl(config.redis.url),
+        prefix: config.redis.prefix,
+        metrics: health.url,
+      },
       `worker running ${config.worker.concurrency} jobs at a time; health at ${health.url}/healthz, metrics at ${health.url}/metrics`,
     );
 
@@ -88,10 +97,13 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     const shutdownMs = config.worker.shutdownTimeoutMs;
     logger.info(`${signal}: no new jobs; waiting up to ${shutdownMs} ms for running ones`);
     const closing = worker.close();
-    const hardStop = setTimeout(() => {
-      logger.error('shutdown did not finish in time: exiting anyway (running jobs are retaken once their lock lapses)');
-      process.exit(1);
-    }, shutdownMs + INTERRUPT_GRACE_MS * 2);
+    const hardStop = setTimeout(
+      () => {
+        logger.error('shutdown did not finish in time: exiting anyway (running jobs are retaken once their lock lapses)');
+        process.exit(1);
+      },
+      shutdownMs + INTERRUPT_GRACE_MS * 2,
+    );
     hardStop.unref();
     if (!(await settlesWithin(closing, shutdownMs))) {
       logger.warn(`jobs still running after ${shutdownMs} ms: interrupting them and handing them back to the queue`);

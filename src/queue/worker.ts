@@ -24,20 +24,16 @@ export interface SyncWorkerOptions {
 export function createSyncWorker(options: SyncWorkerOptions): SyncWorker {
   const { logger } = options;
   const lockDuration = options.lockDurationMs ?? 30_000;
-  const worker: SyncWorker = new Worker<SyncJobData, JobSummary, string>(
-    SYNC_QUEUE,
-    (job, token) => options.processor(job as Job, token),
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency,
-      lockDuration,
-      stalledInterval: lockDuration,
-      // A job retaken after its worker died twice is failed rather than run a third time.
-      maxStalledCount: 2,
-      autorun: false,
-    },
-  );
+  const worker: SyncWorker = new Worker<SyncJobData, JobSummary, string>(SYNC_QUEUE, (job, token) => options.processor(job as Job, token), {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    lockDuration,
+    stalledInterval: lockDuration,
+    // A job retaken after its worker died twice is failed rather than run a third time.
+    maxStalledCount: 2,
+    autorun: false,
+  });
   worker.on('failed', (job, error) => {
     if (!job) return;
     const attempts = job.opts.attempts ?? 1;

@@ -43,12 +43,33 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise
       .execute(),
     db.selectFrom('sync_lag').select(['scope', 'watermark']).orderBy('scope').execute(),
   ]);
-  const rejected = await db.selectFrom('rejected_events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  const rejected = await db
+    .selectFrom('rejected_events')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
   return [
     `${totals.events.toLocaleString('en-US')} events mirrored from ${totals.scopes} scopes (${rejected.n} malformed set aside in rejected_events)\n`,
-    section('Events per type (top 8)', renderTable(['event type', 'events'], byType.map((r) => [r.event_type_name || '(none)', r.events]))),
-    section('Events per day (last 7 days)', renderTable(['day', 'events'], byDay.map((r) => [r.day, r.events]))),
-    section('Top actors', renderTable(['actor', 'kind', 'events'], actors.map((r) => [r.actor, r.actor_kind, r.events]))),
+    section(
+      'Events per type (top 8)',
+      renderTable(
+        ['event type', 'events'],
+        byType.map((r) => [r.event_type_name || '(none)', r.events]),
+      ),
+    ),
+    section(
+      'Events per day (last 7 days)',
+      renderTable(
+        ['day', 'events'],
+        byDay.map((r) => [r.day, r.events]),
+      ),
+    ),
+    section(
+      'Top actors',
+      renderTable(
+        ['actor', 'kind', 'events'],
+        actors.map((r) => [r.actor, r.actor_kind, r.events]),
+      ),
+    ),
     section(
       'Recent configuration changes',
       renderTable(
@@ -58,7 +79,10 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise
     ),
     section(
       'Sync lag',
-      renderTable(['scope', 'watermark', 'lag'], lag.map((r) => [r.scope, formatTimestamp(r.watermark), r.watermark ? formatDuration(now.getTime() - r.watermark.getTime()) : '-'])),
+      renderTable(
+        ['scope', 'watermark', 'lag'],
+        lag.map((r) => [r.scope, formatTimestamp(r.watermark), r.watermark ? formatDuration(now.getTime() - r.watermark.getTime()) : '-']),
+      ),
     ),
   ].join('\n');
 }

@@ -8,7 +8,10 @@ export function renderTable(headers: readonly string[], rows: readonly Cell[][])
   const widths = headers.map((h, i) => Math.max(h.length, ...text.map((row) => (row[i] ?? '').length)));
   const numeric = headers.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] == null));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...text.map(line)].join('\n') + '\n';
 }
 
@@ -21,7 +24,12 @@ function formatCell(cell: Cell): string {
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '-';
   const seconds = Math.max(0, Math.round(ms / 1000));
-  const units: Array<[string, number]> = [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ];
   const parts: string[] = [];
   let rest = seconds;
   for (const [unit, size] of units) {

@@ -38,7 +38,9 @@ function advisoryLock(db: Kysely<unknown>): ScopeLock {
         const connectionDone = db
           .connection()
           .execute(async (conn) => {
-            const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(conn);
+            const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(
+              conn,
+            );
             if (!rows[0]?.locked) {
               settled = true;
               resolve(undefined);

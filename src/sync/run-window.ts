@@ -49,12 +49,7 @@ export interface WindowOptions {
 }
 
 /** Reads one window (splitting it when too deep) and records a `sync_runs` row whatever happens. */
-export async function runWindow(
-  ctx: SyncContext,
-  scope: ScopeSettings,
-  window: TimeWindow,
-  options: WindowOptions,
-): Promise<SyncTotals> {
+export async function runWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWindow, options: WindowOptions): Promise<SyncTotals> {
   const db = ctx.warehouse.db;
   const started = performance.now();
   const runId = await startRun(db, {
@@ -82,12 +77,7 @@ export async function runWindow(
   }
 }
 
-async function readWindow(
-  ctx: SyncContext,
-  scope: ScopeSettings,
-  window: TimeWindow,
-  options: WindowOptions,
-): Promise<SyncTotals> {
+async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWindow, options: WindowOptions): Promise<SyncTotals> {
   const totals = emptyTotals();
   const log = ctx.logger.child({ scope: scope.scope.key, window: formatWindow(window) });
   let first = true;

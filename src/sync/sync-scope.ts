@@ -49,7 +49,14 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
     const startDate = scope.startDate ? parseIsoDate(scope.startDate) : undefined;
     const plan = planSync({ ...ctx.settings, watermark, ...(startDate ? { startDate } : {}), now: ctx.now() });
     for (const window of plan.windows) {
-      addTotals(totals, await runWindow(ctx, scope, window, { mode: options.mode, advanceCheckpoint: true, ...(options.jobId ? { jobId: options.jobId } : {}) }));
+      addTotals(
+        totals,
+        await runWindow(ctx, scope, window, {
+          mode: options.mode,
+          advanceCheckpoint: true,
+          ...(options.jobId ? { jobId: options.jobId } : {}),
+        }),
+      );
       watermark = window.maxDate > (watermark ?? new Date(0)) ? window.maxDate : watermark;
     }
     return { scope: key, status: 'succeeded', totals, watermark, permanent: false };

@@ -74,7 +74,10 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { d
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
+    },
   });
   // A connection can drop (a server restart) while its client sits idle in the pool or checked out
   // between queries (a scope lock's pinned connection, an open transaction); pg emits 'error' on it,
@@ -100,7 +103,9 @@ async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<{ 
     // One session serves every query, so setting it once covers them all.
     await client.exec(setSearchPath);
   } catch (error) {
-    throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the embedded warehouse at ${location}: ${errorMessage(error)}`, { cause: error });
+    throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the embedded warehouse at ${location}: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   return { dialect: new PGliteDialect(client), kind: 'pglite', where: location };
 }

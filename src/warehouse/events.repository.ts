@@ -41,9 +41,7 @@ export async function upsertEvents(
   const stamp = now.toISOString();
   // Measured faster than one JSON recordset of whole rows (README, Benchmarks).
   const functions = parameters.map((values) =>
-    typeof values === 'string'
-      ? sql`jsonb_array_elements(${values}::text::jsonb)`
-      : sql`unnest(${values}::text[])`,
+    typeof values === 'string' ? sql`jsonb_array_elements(${values}::text::jsonb)` : sql`unnest(${values}::text[])`,
   );
   const source = sql`select ${SOURCE_COLUMNS}, ${stamp}::timestamptz, ${stamp}::timestamptz
     from rows from (${sql.join(functions)}) as ${SOURCE_ALIAS}`;

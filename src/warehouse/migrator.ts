@@ -60,7 +60,10 @@ async function prepareSchema(warehouse: Warehouse): Promise<void> {
   const current = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   if (current.rows[0]?.schema !== schema) {
     // View bodies resolve bare table names through search_path; createWarehouse sets it.
-    throw new WarehouseError('WAREHOUSE_SEARCH_PATH', `warehouse connection resolves names in ${current.rows[0]?.schema ?? 'no schema'}, not ${schema}: open it with createWarehouse`);
+    throw new WarehouseError(
+      'WAREHOUSE_SEARCH_PATH',
+      `warehouse connection resolves names in ${current.rows[0]?.schema ?? 'no schema'}, not ${schema}: open it with createWarehouse`,
+    );
   }
 }
 
@@ -87,7 +90,11 @@ function throwOnFailure(warehouse: Warehouse, outcome: MigrationResultSet): void
   if (!outcome.error) return;
   const failed = outcome.results?.find((r) => r.status === 'Error')?.migrationName;
   const where = failed ? ` at ${failed}` : '';
-  throw new WarehouseError('WAREHOUSE_MIGRATION_FAILED', `migrating warehouse ${warehouse.schema} failed${where}: ${errorMessage(outcome.error)}`, {
-    cause: outcome.error,
-  });
+  throw new WarehouseError(
+    'WAREHOUSE_MIGRATION_FAILED',
+    `migrating warehouse ${warehouse.schema} failed${where}: ${errorMessage(outcome.error)}`,
+    {
+      cause: outcome.error,
+    },
+  );
 }

@@ -84,11 +84,17 @@ const md5 = (text: string): string => createHash('md5').update(text).digest('hex
 
 function get(agent: Agent, url: string, authorization?: string): Promise<{ status: number; header?: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers: { Accept: 'application/json', ...(authorization ? { Authorization: authorization } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, header: res.headers['www-authenticate'], body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      url,
+      { agent, headers: { Accept: 'application/json', ...(authorization ? { Authorization: authorization } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, header: res.headers['www-authenticate'], body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -100,7 +106,11 @@ export class BenchDigestClient {
   private nc = 0;
   private readonly cnonce = randomBytes(8).toString('hex');
 
-  constructor(private readonly agent: Agent, private readonly user: string, private readonly password: string) {}
+  constructor(
+    private readonly agent: Agent,
+    private readonly user: string,
+    private readonly password: string,
+  ) {}
 
   async get(url: string): Promise<string> {
     for (let attempt = 0; attempt < 3; attempt += 1) {

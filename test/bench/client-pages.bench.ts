@@ -31,10 +31,24 @@ const emulator = await startEmulator({
   keys: [KEY] as never,
 });
 const newClient = () =>
-  new EventsClient({ baseUrl: emulator.baseUrl, publicKey: KEY.publicKey, privateKey: KEY.privateKey, itemsPerPage: ITEMS_PER_PAGE, budget: unlimitedRequestBudget() });
-const window = () => ({ minDate: new Date(Date.now() + simulatedOffsetMs - 10 * 86_400_000), maxDate: new Date(Date.now() + simulatedOffsetMs + 86_400_000) });
+  new EventsClient({
+    baseUrl: emulator.baseUrl,
+    publicKey: KEY.publicKey,
+    privateKey: KEY.privateKey,
+    itemsPerPage: ITEMS_PER_PAGE,
+    budget: unlimitedRequestBudget(),
+  });
+const window = () => ({
+  minDate: new Date(Date.now() + simulatedOffsetMs - 10 * 86_400_000),
+  maxDate: new Date(Date.now() + simulatedOffsetMs + 86_400_000),
+});
 
-async function readPages(client: EventsClient, scope: Scope, pages: number, afterPage?: () => void): Promise<{ pages: number; requests: number; events: number }> {
+async function readPages(
+  client: EventsClient,
+  scope: Scope,
+  pages: number,
+  afterPage?: () => void,
+): Promise<{ pages: number; requests: number; events: number }> {
   const total = { pages: 0, requests: 0, events: 0 };
   while (total.pages < pages) {
     for await (const page of client.pages(scope, window())) {
@@ -70,7 +84,9 @@ try {
   const one = await readPages(sequential, g1, PAGES);
   let seconds = (performance.now() - started) / 1000;
   await sequential.close();
-  console.log(`pages per second (1 scope, sequential): ${(one.pages / seconds).toFixed(1)} (${one.pages} pages, ${(one.events / seconds).toFixed(0)} events/s, ${(one.requests / one.pages).toFixed(4)} requests/page)`);
+  console.log(
+    `pages per second (1 scope, sequential): ${(one.pages / seconds).toFixed(1)} (${one.pages} pages, ${(one.events / seconds).toFixed(0)} events/s, ${(one.requests / one.pages).toFixed(4)} requests/page)`,
+  );
 
   const shared = newClient();
   const scopes = ['g1', 'g2', 'g3', 'g4'].map((g) => parseScope(`group:${g}`));

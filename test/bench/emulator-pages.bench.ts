@@ -11,21 +11,32 @@ const EVENTS = 1_000_000;
 const ORG = '5f0000000000000000000b01';
 const PHASE_MS = 5_000;
 
-async function phase(name: string, concurrency: number, agent: Agent, user: string, password: string, nextUrl: () => string): Promise<number> {
+async function phase(
+  name: string,
+  concurrency: number,
+  agent: Agent,
+  user: string,
+  password: string,
+  nextUrl: () => string,
+): Promise<number> {
   const deadline = performance.now() + PHASE_MS;
   let pages = 0;
   let events = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    const client = new BenchDigestClient(agent, user, password);
-    while (performance.now() < deadline) {
-      const body = JSON.parse(await client.get(nextUrl())) as { results: unknown[] };
-      pages += 1;
-      events += body.results.length;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      const client = new BenchDigestClient(agent, user, password);
+      while (performance.now() < deadline) {
+        const body = JSON.parse(await client.get(nextUrl())) as { results: unknown[] };
+        pages += 1;
+        events += body.results.length;
+      }
+    }),
+  );
   const perSecond = pages / ((performance.now() - started) / 1000);
-  console.log(`${name}: ${pages} pages (${(events / pages).toFixed(0)} events/page avg) in ${PHASE_MS / 1000} s = ${perSecond.toFixed(0)} pages/s`);
+  console.log(
+    `${name}: ${pages} pages (${(events / pages).toFixed(0)} events/page avg) in ${PHASE_MS / 1000} s = ${perSecond.toFixed(0)} pages/s`,
+  );
   return perSecond;
 }
 
@@ -57,13 +68,29 @@ async function main(): Promise<void> {
     const user = emulator.publicKey;
     const password = emulator.privateKey;
     const idle = memoryOf(child.pid as number);
-    console.log(`emulator ready with ${EVENTS.toLocaleString('en')} events in ${(startupMs / 1000).toFixed(1)} s (process start included); RSS ${idle.rssMiB} MiB (same process with 10 events: ${baseline} MiB)`);
+    console.log(
+      `emulator ready with ${EVENTS.toLocaleString('en')} events in ${(startupMs / 1000).toFixed(1)} s (process start included); RSS ${idle.rssMiB} MiB (same process with 10 events: ${baseline} MiB)`,
+    );
 
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     const pagesTotal = EVENTS / 500;
     const randomPage = (): number => 1 + Math.floor(Math.random() * pagesTotal);
-    const sequential = await phase('unfiltered, random page of 2000, 1 client', 1, agent, user, password, () => `${base}?itemsPerPage=500&pageNum=${randomPage()}`);
-    const parallel = await phase('unfiltered, random page of 2000, 4 clients', 4, agent, user, password, () => `${base}?itemsPerPage=500&pageNum=${randomPage()}`);
+    const sequential = await phase(
+      'unfiltered, random page of 2000, 1 client',
+      1,
+      agent,
+      user,
+      password,
+      () => `${base}?itemsPerPage=500&pageNum=${randomPage()}`,
+    );
+    const parallel = await phase(
+      'unfiltered, random page of 2000, 4 clients',
+      4,
+      agent,
+      user,
+      password,
+      () => `${base}?itemsPerPage=500&pageNum=${randomPage()}`,
+    );
     const nowSec = Math.floor(Date.now() / 1000);
     await phase('eventType x2 + 30-day window, 4 clients', 4, agent, user, password, () => {
       const max = nowSec - Math.floor(Math.random() * 300 * 86_400);
@@ -72,8 +99,12 @@ async function main(): Promise<void> {
     });
     const after = memoryOf(child.pid as number);
     agent.destroy();
-    console.log(`emulator memory holding ${EVENTS.toLocaleString('en')} events: RSS ${after.rssMiB} MiB after load, peak ${after.peakMiB} MiB; ${after.rssMiB - baseline} MiB above the 10-event process`);
-    console.log(`FIGURE emulator-pages: ${sequential.toFixed(0)} pages/s (1 client), ${parallel.toFixed(0)} pages/s (4 clients) of 500 events on a 1,000,000-event scope; RSS ${after.rssMiB} MiB (+${after.rssMiB - baseline} MiB over 10 events)`);
+    console.log(
+      `emulator memory holding ${EVENTS.toLocaleString('en')} events: RSS ${after.rssMiB} MiB after load, peak ${after.peakMiB} MiB; ${after.rssMiB - baseline} MiB above the 10-event process`,
+    );
+    console.log(
+      `FIGURE emulator-pages: ${sequential.toFixed(0)} pages/s (1 client), ${parallel.toFixed(0)} pages/s (4 clients) of 500 events on a 1,000,000-event scope; RSS ${after.rssMiB} MiB (+${after.rssMiB - baseline} MiB over 10 events)`,
+    );
   } finally {
     clearTimeout(timeout);
     child.kill('SIGTERM');

@@ -64,7 +64,13 @@ async function main(): Promise<void> {
     processes.push(scheduler, worker);
     const db = warehouse.db;
     const checkpointed = async () =>
-      (await db.selectFrom('sync_state').select(sql<number>`count(*)::int`.as('n')).where('watermark', 'is not', null).executeTakeFirstOrThrow()).n;
+      (
+        await db
+          .selectFrom('sync_state')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('watermark', 'is not', null)
+          .executeTakeFirstOrThrow()
+      ).n;
     await waitFor('a first checkpoint for every scope', async () => (await checkpointed()) === SCOPES, 60_000, 500);
     await sleep(1_000);
 
@@ -94,7 +100,11 @@ async function main(): Promise<void> {
     for (const [name, calls] of redis1) commands.set(name, calls - (redis0.get(name) ?? 0));
     commands.delete('info');
     const totalCommands = [...commands.values()].reduce((a, b) => a + b, 0);
-    const top = [...commands.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([name, n]) => `${name} ${fmt(n / done, 1)}`).join(', ');
+    const top = [...commands.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([name, n]) => `${name} ${fmt(n / done, 1)}`)
+      .join(', ');
 
     process.stdout.write(
       `queue-scopes: ${SCOPES} scopes every ${POLL_SECONDS} s, one worker (concurrency 4), ${fmt(seconds)} s measured\n` +

@@ -17,7 +17,10 @@ const benches = readdirSync(here)
 let failed = 0;
 for (const name of benches) {
   process.stdout.write(`\n== ${name}\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, name)], { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, name)], {
+    stdio: 'inherit',
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
   if (result.status !== 0) {
     failed += 1;
     process.stdout.write(`!! ${name} failed (exit ${result.status ?? result.signal})\n`);

@@ -74,10 +74,9 @@ async function insertedRows(client: pg.Client): Promise<number> {
 }
 
 async function backendPids(client: pg.Client, database: string): Promise<number[]> {
-  const result = await client.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-    [database],
-  );
+  const result = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+    database,
+  ]);
   return result.rows.map((row) => row.pid);
 }
 
@@ -98,7 +97,10 @@ function buildCli(): { cli: string; remove: () => void } {
   const root = mkdtempSync(path.join(tmpdir(), 'em-bench-build-'));
   const remove = (): void => rmSync(root, { recursive: true, force: true });
   const tsc = path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(root, 'dist')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(root, 'dist')], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  });
   const cli = path.join(root, 'dist', 'src', 'cli.js');
   if (!existsSync(cli)) {
     remove();
@@ -123,7 +125,16 @@ async function main(): Promise<void> {
     killChildren();
   }, HARD_LIMIT_MS);
   hardLimit.unref();
-  const emulatorProcess = startEmulatorProcess(['--group', GROUP, '--events-per-scope', String(EVENTS), '--days', String(DAYS), '--seed', '1']);
+  const emulatorProcess = startEmulatorProcess([
+    '--group',
+    GROUP,
+    '--events-per-scope',
+    String(EVENTS),
+    '--days',
+    String(DAYS),
+    '--seed',
+    '1',
+  ]);
   children.add(emulatorProcess.child);
   const build = process.env.SYNC_BACKFILL_TSX === '1' ? undefined : buildCli();
   const database = await createTestDatabase().catch((error: unknown) => {
@@ -214,8 +225,11 @@ async function main(): Promise<void> {
     const held = Number(counts.rows[0]?.events);
     const distinct = Number(counts.rows[0]?.distinct_ids);
     const rejected = Number(counts.rows[0]?.rejected);
-    console.log(`warehouse holds ${fmt(held)} events (${fmt(distinct)} distinct ids) and ${fmt(rejected)} rejected for ${SCOPE}; the emulator serves ${fmt(expected)} (no malformed ones: --malformed-rate defaults to 0)`);
-    if (held !== expected || distinct !== expected || rejected !== 0) throw new Error('the warehouse does not hold exactly the emulator\'s events');
+    console.log(
+      `warehouse holds ${fmt(held)} events (${fmt(distinct)} distinct ids) and ${fmt(rejected)} rejected for ${SCOPE}; the emulator serves ${fmt(expected)} (no malformed ones: --malformed-rate defaults to 0)`,
+    );
+    if (held !== expected || distinct !== expected || rejected !== 0)
+      throw new Error("the warehouse does not hold exactly the emulator's events");
 
     const perSecond = held / seconds;
     const atShare = (share: number): string => {
@@ -225,7 +239,9 @@ async function main(): Promise<void> {
     const rssOverProgress = [0.25, 0.5, 0.75, 1].map((share) => `${share * 100}%: ${atShare(share)}`).join(', ');
     const postgresCpu = [...backendCpu.values()].reduce((sum, cpu) => sum + cpu, 0);
     console.log(`events:            ${fmt(held)}`);
-    console.log(`seconds:           ${seconds.toFixed(1)} (backfill process, ${build ? 'built CLI' : 'through tsx'}; Node start and migrations check included)`);
+    console.log(
+      `seconds:           ${seconds.toFixed(1)} (backfill process, ${build ? 'built CLI' : 'through tsx'}; Node start and migrations check included)`,
+    );
     console.log(`events/s:          ${fmt(perSecond)} (target >= ${fmt(TARGET_EVENTS_PER_SECOND)})`);
     console.log(`peak RSS:          ${peakMiB} MiB, reached at ${peakAtSeconds.toFixed(1)} s (target < ${TARGET_PEAK_RSS_MIB} MiB)`);
     console.log(`RSS over progress: ${rssOverProgress}`);

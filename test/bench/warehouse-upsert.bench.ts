@@ -54,7 +54,12 @@ async function main(): Promise<void> {
       const events = syntheticEvents(`r${round}`, PAGE * PAGES);
       const pages = Array.from({ length: PAGES }, (_, n) => events.slice(n * PAGE, (n + 1) * PAGE));
       const now = new Date();
-      const copyPages = pages.map((page) => copyText(page.map((e) => toEventRow(scope, e)), now.toISOString()));
+      const copyPages = pages.map((page) =>
+        copyText(
+          page.map((e) => toEventRow(scope, e)),
+          now.toISOString(),
+        ),
+      );
       await sql`truncate events, events_copy`.execute(warehouse.db);
       await sql`vacuum analyze events`.execute(warehouse.db);
 
@@ -64,7 +69,10 @@ async function main(): Promise<void> {
       let inserted = 0;
       for (const [n, page] of pages.entries()) {
         let started = performance.now();
-        await pipeline(Readable.from([copyPages[n]!]), copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${copyColumns}) FROM STDIN`)));
+        await pipeline(
+          Readable.from([copyPages[n]!]),
+          copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${copyColumns}) FROM STDIN`)),
+        );
         copyMs += performance.now() - started;
         started = performance.now();
         inserted += (await upsertEvents(warehouse.db, SCOPE, page, now)).inserted;

@@ -29,6 +29,9 @@ export async function expectMirrorEqualsEmulator(db: Kysely<Database>, dataset: 
     expect(await rejectedCount(db, scope), `${scope}: rejected events`).toBe(dataset.malformedCount(scope));
     total += expected.length;
   }
-  const held = await db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  const held = await db
+    .selectFrom('events')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
   expect(held.n, 'no event outside the compared scopes').toBe(total);
 }

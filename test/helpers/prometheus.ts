@@ -20,7 +20,9 @@ export function findBinary(name: string): string {
       // not here
     }
   }
-  throw new Error(`${name} not found on PATH or in /usr/bin: install Debian's prometheus package (apt-get install -y prometheus; .ci/run does it)`);
+  throw new Error(
+    `${name} not found on PATH or in /usr/bin: install Debian's prometheus package (apt-get install -y prometheus; .ci/run does it)`,
+  );
 }
 
 export interface PromSeries {
@@ -67,7 +69,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     binary,
-    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -86,10 +93,15 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor(`prometheus ready on ${url}`, async () => {
-      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${output}`);
-      return (await fetch(`${url}/-/ready`)).ok;
-    }, 60_000, 200);
+    await waitFor(
+      `prometheus ready on ${url}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${output}`);
+        return (await fetch(`${url}/-/ready`)).ok;
+      },
+      60_000,
+      200,
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -110,7 +122,11 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ query: expr }).toString(),
       });
-      const body = (await response.json()) as { status: 'success' | 'error'; data?: { resultType: string; result: PromSeries[] }; error?: string };
+      const body = (await response.json()) as {
+        status: 'success' | 'error';
+        data?: { resultType: string; result: PromSeries[] };
+        error?: string;
+      };
       return {
         status: body.status,
         result: body.data?.result ?? [],

@@ -25,7 +25,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it returns a truthy value; fails after `deadlineMs` naming `what`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 90_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  deadlineMs = 90_000,
+  everyMs = 200,
+): Promise<T> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
   for (;;) {
@@ -35,7 +40,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`,
+      );
     await sleep(everyMs);
   }
 }
@@ -55,19 +63,28 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: 'ignore',
-    });
-    await waitFor(`redis-server on port ${port}`, async () => {
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG';
-      } finally {
-        probe.disconnect();
-      }
-    }, 10_000, 50);
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await waitFor(
+      `redis-server on port ${port}`,
+      async () => {
+        const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          return (await probe.ping()) === 'PONG';
+        } finally {
+          probe.disconnect();
+        }
+      },
+      10_000,
+      50,
+    );
   };
   const stop = async () => {
     const running = child;
@@ -167,7 +184,15 @@ export async function pollRunsSince(db: Kysely<Database>, since: Date): Promise<
   return new Map(rows.map((r) => [r.scope, r.n]));
 }
 
-export async function runningRuns(db: Kysely<Database>, mode: 'poll' | 'backfill'): Promise<Array<{ scope: string; jobId: string | null }>> {
-  const rows = await db.selectFrom('sync_runs').select(['scope', 'job_id']).where('mode', '=', mode).where('status', '=', 'running').execute();
+export async function runningRuns(
+  db: Kysely<Database>,
+  mode: 'poll' | 'backfill',
+): Promise<Array<{ scope: string; jobId: string | null }>> {
+  const rows = await db
+    .selectFrom('sync_runs')
+    .select(['scope', 'job_id'])
+    .where('mode', '=', mode)
+    .where('status', '=', 'running')
+    .execute();
   return rows.map((r) => ({ scope: r.scope, jobId: r.job_id }));
 }

@@ -39,8 +39,7 @@ export async function startSyncFixture(emulatorOptions: EmulatorOptions, extraEn
     ...extraEnv,
   };
   const runtimes: SyncRuntime[] = [];
-  const config = (overrides?: ConfigInput) =>
-    loadConfig({ env: { NODE_ENV: 'test', ...env }, overrides: withoutSettle(overrides ?? {}) });
+  const config = (overrides?: ConfigInput) => loadConfig({ env: { NODE_ENV: 'test', ...env }, overrides: withoutSettle(overrides ?? {}) });
   return {
     emulator,
     database,

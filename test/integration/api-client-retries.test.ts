@@ -28,11 +28,19 @@ const GOOD_BODY = {
   totalCount: 4,
 };
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
-const errorBody = (status: number, errorCode: string, detail: string) => ({ detail, error: status, errorCode, parameters: [], reason: 'x' });
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+const errorBody = (status: number, errorCode: string, detail: string) => ({
+  detail,
+  error: status,
+  errorCode,
+  parameters: [],
+  reason: 'x',
+});
 
 let server: Server;
 let baseUrl: string;
@@ -106,7 +114,9 @@ describe('retries', () => {
 
   it('throws a RetryableError with the last status once attempts are spent', async () => {
     script = Array.from({ length: 4 }, () => json(503, errorBody(503, 'SERVICE_UNAVAILABLE', 'try later')));
-    const error = await client().listEvents(group, {}).catch((e: unknown) => e);
+    const error = await client()
+      .listEvents(group, {})
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiTransientError);
     expect(error).toBeInstanceOf(RetryableError);
     expect(error).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE', attempts: 4 });
@@ -117,7 +127,10 @@ describe('retries', () => {
   it('stops at the total deadline', async () => {
     let clock = 0;
     script = Array.from({ length: 4 }, () => json(500, ''));
-    const error = await client({ now: () => (clock += 400), retry: { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 1000 } })
+    const error = await client({
+      now: () => (clock += 400),
+      retry: { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 1000 },
+    })
       .listEvents(group, {})
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetryableError);
@@ -138,12 +151,23 @@ describe('retries', () => {
     script = [json(429, ''), json(429, '')];
     await client().listEvents(group, {});
     expect(waits).toEqual([50, 100]);
-    expect(pauses).toEqual([['group:g1', 50], ['group:g1', 100]]);
+    expect(pauses).toEqual([
+      ['group:g1', 50],
+      ['group:g1', 100],
+    ]);
   });
 
   it('logs TIMEOUT_WHILE_PAGING on a line of its own and retries it', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', stream: new Writable({ write: (chunk, _enc, done) => { lines.push(String(chunk)); done(); } }) });
+    const logger = createLogger({
+      level: 'info',
+      stream: new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    });
     script = [json(500, errorBody(500, 'TIMEOUT_WHILE_PAGING', 'paging timed out'))];
     const page = await client({ logger }).listEvents(group, { pageNum: 435 });
     expect(page.requests).toBe(2);
@@ -153,11 +177,15 @@ describe('retries', () => {
   it.each([
     ['a body that is not JSON', json(200, '{"results": [ {"id": "e'), 'BODY_NOT_JSON'],
     ['results that is not an array', json(200, { results: 'x', totalCount: 1, links: [] }), 'MALFORMED_RESPONSE'],
-    ['a body cut short', ((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
-      res.write('{"results": [');
-      setTimeout(() => res.destroy(), 5);
-    }) as Reply, undefined],
+    [
+      'a body cut short',
+      ((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
+        res.write('{"results": [');
+        setTimeout(() => res.destroy(), 5);
+      }) as Reply,
+      undefined,
+    ],
     ['a connection reset', ((req) => req.socket.destroy()) as Reply, undefined],
   ])('retries %s', async (_name, reply, code) => {
     script = [reply];
@@ -183,13 +211,17 @@ describe('permanent failures', () => {
     [404, 'GROUP_NOT_FOUND', 'No group with ID g1 exists.'],
   ])('%i %s is permanent after one request, with status, code and detail', async (status, errorCode, detail) => {
     script = [json(status, errorBody(status, errorCode, detail))];
-    const error = await client().listEvents(group, {}).catch((e: unknown) => e);
+    const error = await client()
+      .listEvents(group, {})
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(PermanentError);
     expect(error).toMatchObject({ status, errorCode, detail, method: 'GET', scope: 'group:g1', code: `API_${errorCode}` });
     // Codes a person can act on carry the fix in parentheses after the service's detail.
     expect((error as Error).message).toMatch(
-      new RegExp(`^GET /groups/g1/events\\?pageNum=1&itemsPerPage=500 for group:g1 failed: ${status} ${errorCode}: ${detail.replace(/\./g, '\\.')}( \\(.+\\))?$`),
+      new RegExp(
+        `^GET /groups/g1/events\\?pageNum=1&itemsPerPage=500 for group:g1 failed: ${status} ${errorCode}: ${detail.replace(/\./g, '\\.')}( \\(.+\\))?$`,
+      ),
     );
     expect(served).toHaveLength(1);
   });
@@ -206,8 +238,9 @@ describe('permanent failures', () => {
   it('stops waiting when the caller aborts', async () => {
     script = [json(503, '')];
     const controller = new AbortController();
-    const pending = client({ sleep: (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))) })
-      .listEvents(group, {}, controller.signal);
+    const pending = client({
+      sleep: (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))),
+    }).listEvents(group, {}, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await expect(pending).rejects.toThrow(/abort/i);

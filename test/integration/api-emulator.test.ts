@@ -20,7 +20,10 @@ const EVENTS_PER_SCOPE = 1250; // 13 pages of 100
 let emulator: RunningEmulator;
 let clients: EventsClient[] = [];
 const clock = { offsetMs: 0 };
-const window = () => ({ minDate: new Date(Date.now() + clock.offsetMs - 10 * 86_400_000), maxDate: new Date(Date.now() + clock.offsetMs + 86_400_000) });
+const window = () => ({
+  minDate: new Date(Date.now() + clock.offsetMs - 10 * 86_400_000),
+  maxDate: new Date(Date.now() + clock.offsetMs + 86_400_000),
+});
 
 beforeAll(async () => {
   emulator = await startEmulator({
@@ -167,14 +170,20 @@ describe('EventsClient against the emulator', () => {
       }),
     );
     for (const { scope, pages } of results) expectComplete(scope, pages);
-    expectNoDuplicates(before, results.flatMap((r) => r.pages));
+    expectNoDuplicates(
+      before,
+      results.flatMap((r) => r.pages),
+    );
   });
 
   it('parses the envelope form, for lists and errors', async () => {
     const c = client();
     const page = await c.listEvents(g1, { ...window(), envelope: true });
     expect(page.events.length + page.rejected.length).toBe(ITEMS_PER_PAGE);
-    await expect(c.listEvents(parseScope('group:nope'), { envelope: true })).rejects.toMatchObject({ status: 404, errorCode: 'GROUP_NOT_FOUND' });
+    await expect(c.listEvents(parseScope('group:nope'), { envelope: true })).rejects.toMatchObject({
+      status: 404,
+      errorCode: 'GROUP_NOT_FOUND',
+    });
   });
 
   it('reports a key without a role on the project as permanent, without retrying', async () => {
@@ -190,7 +199,9 @@ describe('EventsClient against the emulator', () => {
 
   it('reports a wrong private key as a credential failure naming the public key', async () => {
     const before = emulator.stats();
-    const error = await client({ privateKey: 'not-the-key' }).listEvents(g1, window()).catch((e: unknown) => e);
+    const error = await client({ privateKey: 'not-the-key' })
+      .listEvents(g1, window())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiCredentialsError);
     expect((error as Error).message).toContain(FULL_KEY.publicKey);
     expect(emulator.stats().requests - before.requests).toBe(2);

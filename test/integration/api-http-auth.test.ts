@@ -46,7 +46,15 @@ async function startServer(): Promise<Fixture> {
     res.setHeader('content-type', 'application/json');
     if (!match || match[1] !== 'g1') {
       res.statusCode = 404;
-      res.end(JSON.stringify({ detail: `No group with ID ${match?.[1]} exists.`, error: 404, errorCode: 'GROUP_NOT_FOUND', parameters: [match?.[1]], reason: 'Not Found' }));
+      res.end(
+        JSON.stringify({
+          detail: `No group with ID ${match?.[1]} exists.`,
+          error: 404,
+          errorCode: 'GROUP_NOT_FOUND',
+          parameters: [match?.[1]],
+          reason: 'Not Found',
+        }),
+      );
       return;
     }
     const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
@@ -99,7 +107,10 @@ afterEach(async () => {
 describe('EventsClient against http-auth Digest', () => {
   it('pages a window with one challenge in total, reusing the nonce with nc counting up', async () => {
     const pages = [];
-    for await (const page of client().pages(group, { minDate: new Date('2026-11-01T00:00:00Z'), maxDate: new Date('2026-11-02T00:00:00Z') })) {
+    for await (const page of client().pages(group, {
+      minDate: new Date('2026-11-01T00:00:00Z'),
+      maxDate: new Date('2026-11-02T00:00:00Z'),
+    })) {
       pages.push(page);
     }
     expect(pages.map((p) => p.pageNum)).toEqual([1, 2, 3]);
@@ -131,7 +142,9 @@ describe('EventsClient against http-auth Digest', () => {
   });
 
   it('reports a wrong private key as a permanent credential failure naming the public key', async () => {
-    const error = await client('wrong-private-key').listEvents(group, { pageNum: 1 }).catch((e: unknown) => e);
+    const error = await client('wrong-private-key')
+      .listEvents(group, { pageNum: 1 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiCredentialsError);
     const failure = error as ApiCredentialsError;
     expect(failure.status).toBe(401);
@@ -141,7 +154,9 @@ describe('EventsClient against http-auth Digest', () => {
   });
 
   it('reports an unknown group as a permanent 404 with the service detail', async () => {
-    const error = await client().listEvents(parseScope('group:abc'), { pageNum: 2, itemsPerPage: 500 }).catch((e: unknown) => e);
+    const error = await client()
+      .listEvents(parseScope('group:abc'), { pageNum: 2, itemsPerPage: 500 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toBe(
       'GET /groups/abc/events?pageNum=2&itemsPerPage=500 for group:abc failed: 404 GROUP_NOT_FOUND: No group with ID abc exists. ' +

@@ -22,7 +22,10 @@ afterAll(async () => {
 
 async function settlesSoon(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   return settled;
 }

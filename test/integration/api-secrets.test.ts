@@ -40,7 +40,12 @@ describe('secrets stay out of logs and errors', () => {
     const lines: string[] = [];
     const logger = createLogger({
       level: 'trace',
-      stream: new Writable({ write: (chunk, _encoding, done) => { lines.push(String(chunk)); done(); } }),
+      stream: new Writable({
+        write: (chunk, _encoding, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
     });
     const registry = new Registry();
     const metrics = createApiMetrics(registry);
@@ -72,15 +77,26 @@ describe('secrets stay out of logs and errors', () => {
         () => good.listEvents(parseScope('group:missing'), window),
         async () => {
           emulator.setFaults({ rate5xx: 1 });
-          try { return await good.listEvents(g1, window); } finally { emulator.setFaults({ rate5xx: 0 }); }
+          try {
+            return await good.listEvents(g1, window);
+          } finally {
+            emulator.setFaults({ rate5xx: 0 });
+          }
         },
         async () => {
           emulator.setFaults({ dropRate: 1 });
-          try { return await good.listEvents(g1, window); } finally { emulator.setFaults({ dropRate: 0 }); }
+          try {
+            return await good.listEvents(g1, window);
+          } finally {
+            emulator.setFaults({ dropRate: 0 });
+          }
         },
       ];
       for (const attempt of attempts) {
-        const error = await attempt().then(() => undefined, (e: unknown) => e);
+        const error = await attempt().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(Error);
         thrown.push(error);
         renderings.push(...everyRendering(error));
@@ -89,7 +105,12 @@ describe('secrets stay out of logs and errors', () => {
       await Promise.all([good.close(), wrong.close()]);
     }
     expect((thrown[0] as Error).message).toContain(KEY.publicKey);
-    expect(thrown.map((e) => (e as { code: string }).code)).toEqual(['API_CREDENTIALS_REJECTED', 'API_GROUP_NOT_FOUND', expect.stringMatching(/UNEXPECTED_ERROR|SERVICE_UNAVAILABLE/), expect.any(String)]);
+    expect(thrown.map((e) => (e as { code: string }).code)).toEqual([
+      'API_CREDENTIALS_REJECTED',
+      'API_GROUP_NOT_FOUND',
+      expect.stringMatching(/UNEXPECTED_ERROR|SERVICE_UNAVAILABLE/),
+      expect.any(String),
+    ]);
     expect(lines.length).toBeGreaterThan(10); // trace/debug lines per request were written
     const everything = [...lines, ...renderings, await registry.metrics()];
     for (const text of everything) {

@@ -31,10 +31,27 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'events-mirror-tls-'));
   caFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
-  const made = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile,
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
   https = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -67,7 +84,14 @@ afterAll(async () => {
 
 const g1 = parseScope('group:g1');
 async function fetchOnce(options: Partial<EventsClientOptions>): Promise<unknown> {
-  const client = new EventsClient({ baseUrl, publicKey: 'p', privateKey: 'k', budget: unlimitedRequestBudget(), retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 }, ...options });
+  const client = new EventsClient({
+    baseUrl,
+    publicKey: 'p',
+    privateKey: 'k',
+    budget: unlimitedRequestBudget(),
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    ...options,
+  });
   try {
     return await client.listEvents(g1, {});
   } catch (error) {
@@ -90,7 +114,15 @@ describe('TLS', () => {
 
   it('skips verification only when asked, with a loud warning', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', stream: new Writable({ write: (c, _e, done) => { lines.push(String(c)); done(); } }) });
+    const logger = createLogger({
+      level: 'warn',
+      stream: new Writable({
+        write: (c, _e, done) => {
+          lines.push(String(c));
+          done();
+        },
+      }),
+    });
     expect(await fetchOnce({ insecureSkipTlsVerify: true, logger })).toMatchObject({ events: [{ id: 'e1' }] });
     expect(lines.join('')).toMatch(/TLS CERTIFICATE VERIFICATION IS OFF/);
   });

@@ -37,8 +37,13 @@ let busyPort: Server;
 beforeAll(async () => {
   [fixture, limited, unmigrated, newer] = await Promise.all([
     startSyncFixture({
-      seed: 11, orgs: [ORG], groups: [GROUP, LOCKED_GROUP, MALFORMED_GROUP], eventsPerScope: 200, days: 2,
-      keys: [OWNER, NO_ROLE, FENCED, ALLOWED], faults: { malformedRate: 0.1 },
+      seed: 11,
+      orgs: [ORG],
+      groups: [GROUP, LOCKED_GROUP, MALFORMED_GROUP],
+      eventsPerScope: 200,
+      days: 2,
+      keys: [OWNER, NO_ROLE, FENCED, ALLOWED],
+      faults: { malformedRate: 0.1 },
     }),
     startEmulator({ port: 0, seed: 12, orgs: [ORG], groups: [GROUP], eventsPerScope: 50, days: 2, faults: { rate429: 1 } }),
     createTestDatabase(),
@@ -47,7 +52,10 @@ beforeAll(async () => {
   const warehouse = await createWarehouse({ url: newer.url, schema: 'events_mirror', dataDir: 'unused' });
   const { migrateToLatest } = await import('../../src/warehouse/migrator.js');
   await migrateToLatest(warehouse);
-  await warehouse.db.insertInto('kysely_migration' as never).values({ name: '2099_01_01_000000_from_the_future', timestamp: new Date().toISOString() }).execute();
+  await warehouse.db
+    .insertInto('kysely_migration' as never)
+    .values({ name: '2099_01_01_000000_from_the_future', timestamp: new Date().toISOString() })
+    .execute();
   await warehouse.close();
   busyPort = createServer();
   await new Promise<void>((resolve) => busyPort.listen(0, '127.0.0.1', resolve));
@@ -94,7 +102,9 @@ describe('configuration and arguments: one line, exit 2', () => {
   it.concurrent('no scopes configured (scheduler --once)', async () => {
     const result = await runCli(['scheduler', '--once'], {});
     expect(result.code).toBe(2);
-    expect(oneLine(result)).toMatch(/^no scopes configured: set EVENTS_SCOPES to a comma list of `org:<orgId>` or `group:<groupId>`.*, or "scopes" in a config file$/);
+    expect(oneLine(result)).toMatch(
+      /^no scopes configured: set EVENTS_SCOPES to a comma list of `org:<orgId>` or `group:<groupId>`.*, or "scopes" in a config file$/,
+    );
   });
 
   it.concurrent('invalid configuration: a value of the wrong form names the key and its variable', async () => {
@@ -120,7 +130,9 @@ describe('configuration and arguments: one line, exit 2', () => {
   it.concurrent('a config file that does not exist', async () => {
     const result = await runCli(['status'], { EVENTS_MIRROR_CONFIG: '/nonexistent/events-mirror.json' });
     expect(result.code).toBe(2);
-    expect(oneLine(result)).toBe('config file /nonexistent/events-mirror.json (EVENTS_MIRROR_CONFIG) does not exist: fix the path or unset the variable');
+    expect(oneLine(result)).toBe(
+      'config file /nonexistent/events-mirror.json (EVENTS_MIRROR_CONFIG) does not exist: fix the path or unset the variable',
+    );
   });
 
   it.concurrent('a config file that is not JSON, without quoting the file', async () => {
@@ -138,7 +150,9 @@ describe('configuration and arguments: one line, exit 2', () => {
     const result = await runCli(['sync', '--once'], { EVENTS_MIRROR_CONFIG: file });
     expect(result.code).toBe(2);
     const line = oneLine(result);
-    expect(line).toBe(`config file ${file} sets api.privateKey: secrets come from the environment only; remove it and set EVENTS_API_PRIVATE_KEY`);
+    expect(line).toBe(
+      `config file ${file} sets api.privateKey: secrets come from the environment only; remove it and set EVENTS_API_PRIVATE_KEY`,
+    );
     expect(result.stderr + result.stdout).not.toContain('do-not-print-me');
   });
 
@@ -166,7 +180,9 @@ describe('configuration and arguments: one line, exit 2', () => {
     const file = writeConfigFile([{ publicKey: 'a', privateKey: 'b', roles: [{ orgId: 'o', roleName: 'ORG_ADMIN' }] }]);
     const result = await runCli(['emulator', '--keys', file], {});
     expect(result.code).toBe(2);
-    expect(oneLine(result)).toMatch(new RegExp(`^keys file ${file} is invalid at 0\\.roles\\.0: a role is \\{orgId, roleName: ORG_OWNER\\|.*GROUP_CLUSTER_MANAGER\\}\\.`));
+    expect(oneLine(result)).toMatch(
+      new RegExp(`^keys file ${file} is invalid at 0\\.roles\\.0: a role is \\{orgId, roleName: ORG_OWNER\\|.*GROUP_CLUSTER_MANAGER\\}\\.`),
+    );
   });
 
   it.concurrent('EVENTS_API_CA_FILE that holds no PEM certificate', async () => {
@@ -180,7 +196,11 @@ describe('configuration and arguments: one line, exit 2', () => {
   });
 
   it.concurrent('EVENTS_API_CA_FILE that cannot be read', async () => {
-    const result = await runCli(['sync', '--once'], { ...envFor(OWNER), EVENTS_SCOPES: `group:${GROUP}`, EVENTS_API_CA_FILE: '/nonexistent/ca.pem' });
+    const result = await runCli(['sync', '--once'], {
+      ...envFor(OWNER),
+      EVENTS_SCOPES: `group:${GROUP}`,
+      EVENTS_API_CA_FILE: '/nonexistent/ca.pem',
+    });
     expect(result.code).toBe(2);
     expect(oneLine(result)).toMatch(/^EVENTS_API_CA_FILE \/nonexistent\/ca\.pem cannot be read \(ENOENT: .*\): fix the path$/);
   });
@@ -213,7 +233,7 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     );
   });
 
-  it.concurrent('a host not on the key\'s access list: 403 IP_ADDRESS_NOT_ON_WHITELIST', async () => {
+  it.concurrent("a host not on the key's access list: 403 IP_ADDRESS_NOT_ON_WHITELIST", async () => {
     const result = await backfill(`group:${GROUP}`, envFor(FENCED));
     expect(result.code).toBe(1);
     expect(oneLine(result)).toMatch(
@@ -221,13 +241,16 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     );
   });
 
-  it.concurrent('a host on the key\'s access list is served (the control of the case above)', async () => {
+  it.concurrent("a host on the key's access list is served (the control of the case above)", async () => {
     const client = createEventsClient(loadConfig({ env: envFor(ALLOWED) }), { logger: silentLogger() });
     try {
       const page = await client.listEvents(parseScope(`group:${GROUP}`), { itemsPerPage: 1 });
       expect(page.events.length + page.rejected.length).toBe(1);
       const fenced = createEventsClient(loadConfig({ env: envFor(FENCED) }), { logger: silentLogger() });
-      const error = await fenced.listEvents(parseScope(`group:${GROUP}`), {}).catch((e: unknown) => e).finally(() => fenced.close());
+      const error = await fenced
+        .listEvents(parseScope(`group:${GROUP}`), {})
+        .catch((e: unknown) => e)
+        .finally(() => fenced.close());
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({ status: 403, errorCode: 'IP_ADDRESS_NOT_ON_WHITELIST' });
     } finally {
@@ -247,7 +270,9 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     const env = envFor(OWNER, { EVENTS_SCOPES: 'org:nosuchorg', EVENTS_MIRROR_CONFIG: writeConfigFile({ sync: { settleSeconds: 0 } }) });
     const sync = await runCli(['sync', '--once'], env);
     expect(sync.code).toBe(1);
-    expect(sync.stdout).toMatch(/org:nosuchorg .*failed: GET \/orgs\/nosuchorg\/events\?\S+ for org:nosuchorg failed: 404 ORG_NOT_FOUND: .+ \(no organization has this id: fix the scope in EVENTS_SCOPES or --scope\)/);
+    expect(sync.stdout).toMatch(
+      /org:nosuchorg .*failed: GET \/orgs\/nosuchorg\/events\?\S+ for org:nosuchorg failed: 404 ORG_NOT_FOUND: .+ \(no organization has this id: fix the scope in EVENTS_SCOPES or --scope\)/,
+    );
     expect(sync.stderr, 'our own failures are logged without a stack').not.toMatch(/"stack"|\n\s+at /);
     const status = await runCli(['status'], env);
     expect(status.code).toBe(0);
@@ -278,7 +303,9 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     };
     const result = await backfill(`group:${GROUP}`, env);
     expect(result.code).toBe(1);
-    expect(oneLine(result)).toMatch(/failed: ECONNREFUSED \(connection refused; check EVENTS_API_BASE_URL\) \(gave up after 2 attempts in \d+ ms\)$/);
+    expect(oneLine(result)).toMatch(
+      /failed: ECONNREFUSED \(connection refused; check EVENTS_API_BASE_URL\) \(gave up after 2 attempts in \d+ ms\)$/,
+    );
   });
 });
 
@@ -286,7 +313,9 @@ describe('the warehouse and Redis: one line with what to do, exit 1', () => {
   it.concurrent('PostgreSQL unreachable', async () => {
     const result = await runCli(['status'], { DATABASE_URL: 'postgres://127.0.0.1:1/warehouse' });
     expect(result.code).toBe(1);
-    expect(oneLine(result)).toBe('cannot open the warehouse at postgres://127.0.0.1:1/warehouse: connect ECONNREFUSED 127.0.0.1:1; check DATABASE_URL');
+    expect(oneLine(result)).toBe(
+      'cannot open the warehouse at postgres://127.0.0.1:1/warehouse: connect ECONNREFUSED 127.0.0.1:1; check DATABASE_URL',
+    );
   });
 
   it.concurrent('a warehouse that is not migrated', async () => {
@@ -303,15 +332,21 @@ describe('the warehouse and Redis: one line with what to do, exit 1', () => {
     );
   });
 
-  it.concurrent('Redis unreachable for a one-shot command: no stack traces, then one line', async () => {
-    const result = await runCli(['scheduler', '--once'], { EVENTS_SCOPES: `group:${GROUP}`, REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-    const lines = result.stderr.trim().split('\n');
-    expect(lines.at(-1)).toBe('events-mirror: Redis at redis://127.0.0.1:1 did not answer within 10000 ms: check REDIS_URL and that Redis is running');
-    // Before it, at most the one warning that Redis is down.
-    expect(lines.slice(0, -1).every((line) => line.includes('unreachable: retrying until it is back'))).toBe(true);
-  }, 30_000);
+  it.concurrent(
+    'Redis unreachable for a one-shot command: no stack traces, then one line',
+    async () => {
+      const result = await runCli(['scheduler', '--once'], { EVENTS_SCOPES: `group:${GROUP}`, REDIS_URL: 'redis://127.0.0.1:1' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines.at(-1)).toBe(
+        'events-mirror: Redis at redis://127.0.0.1:1 did not answer within 10000 ms: check REDIS_URL and that Redis is running',
+      );
+      // Before it, at most the one warning that Redis is down.
+      expect(lines.slice(0, -1).every((line) => line.includes('unreachable: retrying until it is back'))).toBe(true);
+    },
+    30_000,
+  );
 });
 
 describe('warnings and notes of a run that goes on', () => {
@@ -322,7 +357,9 @@ describe('warnings and notes of a run that goes on', () => {
     expect(warnings.length).toBeGreaterThan(0);
     const { level, msg } = JSON.parse(warnings[0]!) as { level: number; msg: string };
     expect(level).toBe(40);
-    expect(msg).toMatch(/^group:grpthree: \d+ malformed events? set aside in rejected_events \((?:id|created)[^)]*\); the rest of the page landed$/);
+    expect(msg).toMatch(
+      /^group:grpthree: \d+ malformed events? set aside in rejected_events \((?:id|created)[^)]*\); the rest of the page landed$/,
+    );
   });
 
   it.concurrent('a scope another runner holds is skipped, not failed', async () => {

@@ -23,8 +23,17 @@ describe('events-mirror demo', () => {
     const malformed = scopes.reduce((sum, scope) => sum + reference.dataset.malformedCount(scope), 0);
     await reference.close();
 
-    expect(result.stdout).toContain(`${valid.toLocaleString('en-US')} events mirrored from ${scopes.length} scopes (${malformed} malformed set aside in rejected_events)`);
-    for (const heading of ['Events per type', 'Events per day', 'Top actors', 'Recent configuration changes', 'Sync lag', 'Point it at a real account']) {
+    expect(result.stdout).toContain(
+      `${valid.toLocaleString('en-US')} events mirrored from ${scopes.length} scopes (${malformed} malformed set aside in rejected_events)`,
+    );
+    for (const heading of [
+      'Events per type',
+      'Events per day',
+      'Top actors',
+      'Recent configuration changes',
+      'Sync lag',
+      'Point it at a real account',
+    ]) {
       expect(result.stdout).toContain(heading);
     }
     for (const scope of scopes) expect(result.stdout).toContain(scope);

@@ -8,7 +8,12 @@ import type { ApiEvent, ListEventsResponse } from '../../src/events/types.js';
 import type { ApiKeyGrant } from '../../src/emulator/keys.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 
-interface Answer { status: number; headers: Headers; text: string; json: any }
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
 
 const ORG = '5f00000000000000000000aa';
 const OTHER_ORG = '5f00000000000000000000bb';
@@ -16,7 +21,14 @@ const G1 = '6000000000000000000000a1';
 const G2 = '6000000000000000000000a2';
 
 const KEYS: ApiKeyGrant[] = [
-  { publicKey: 'ownerkey', privateKey: 'owner-secret', roles: [{ orgId: ORG, roleName: 'ORG_OWNER' }, { orgId: OTHER_ORG, roleName: 'ORG_OWNER' }] },
+  {
+    publicKey: 'ownerkey',
+    privateKey: 'owner-secret',
+    roles: [
+      { orgId: ORG, roleName: 'ORG_OWNER' },
+      { orgId: OTHER_ORG, roleName: 'ORG_OWNER' },
+    ],
+  },
   { publicKey: 'g1reader', privateKey: 'g1-secret', roles: [{ groupId: G1, roleName: 'GROUP_READ_ONLY' }] },
   { publicKey: 'orgmember', privateKey: 'member-secret', roles: [{ orgId: ORG, roleName: 'ORG_MEMBER' }] },
   { publicKey: 'billing', privateKey: 'billing-secret', roles: [{ orgId: ORG, roleName: 'ORG_BILLING_ADMIN' }] },
@@ -34,7 +46,10 @@ describe('emulator API surface', () => {
 
   async function get(path: string, keyName = 'ownerkey', init: { method?: string } = {}): Promise<Answer> {
     const url = path.startsWith('http') ? path : `${emulator.baseUrl}${path}`;
-    const res = await (clients.get(keyName) as DigestClient).fetch(url, { method: init.method ?? 'GET', headers: { Accept: 'application/json' } });
+    const res = await (clients.get(keyName) as DigestClient).fetch(url, {
+      method: init.method ?? 'GET',
+      headers: { Accept: 'application/json' },
+    });
     const text = await res.text();
     let json: unknown;
     try {
@@ -48,7 +63,11 @@ describe('emulator API surface', () => {
   const list = (answer: Answer): ListEventsResponse => answer.json as ListEventsResponse;
   const rels = (answer: Answer): string[] => list(answer).links.map((link) => link.rel);
   const errorBody = (status: number, errorCode: string) => ({
-    detail: expect.any(String), error: status, errorCode, parameters: expect.any(Array), reason: expect.any(String),
+    detail: expect.any(String),
+    error: status,
+    errorCode,
+    parameters: expect.any(Array),
+    reason: expect.any(String),
   });
 
   it('defaults to 100 items, page 1, newest first, with totalCount and self/next links', async () => {
@@ -58,7 +77,12 @@ describe('emulator API surface', () => {
     expect(Object.keys(body)).toEqual(['links', 'results', 'totalCount']);
     expect(body.results).toHaveLength(100);
     expect(body.totalCount).toBe(400);
-    expect(body.results.map((e) => e.id)).toEqual(emulator.dataset.allEvents(`group:${G1}`).slice(0, 100).map((e) => e.id));
+    expect(body.results.map((e) => e.id)).toEqual(
+      emulator.dataset
+        .allEvents(`group:${G1}`)
+        .slice(0, 100)
+        .map((e) => e.id),
+    );
     expect(body.links).toEqual([
       { rel: 'self', href: `${emulator.baseUrl}/groups/${G1}/events?pageNum=1&itemsPerPage=100` },
       { rel: 'next', href: `${emulator.baseUrl}/groups/${G1}/events?pageNum=2&itemsPerPage=100` },

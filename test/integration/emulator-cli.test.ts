@@ -20,18 +20,31 @@ function cli(args: string[]): Promise<{ code: number; stderr: string }> {
 
 describe('events-mirror emulator', () => {
   it('prints a paste-ready line, serves it, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...CLI, '--port', '0', '--org', 'o1', '--group', 'g1', '--events-per-scope', '30', '--seed', '5'], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' },
-    });
+    const child = spawn(
+      process.execPath,
+      [...CLI, '--port', '0', '--org', 'o1', '--group', 'g1', '--events-per-scope', '30', '--seed', '5'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'info' },
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += String(chunk)));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
       const first = stdout.split('\n')[0] as string;
-      expect(first).toMatch(/^EVENTS_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1\.0 EVENTS_API_PUBLIC_KEY=[a-z]{8} EVENTS_API_PRIVATE_KEY=[0-9a-f-]{36} EVENTS_SCOPES=org:o1,group:g1$/);
+      expect(first).toMatch(
+        /^EVENTS_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1\.0 EVENTS_API_PUBLIC_KEY=[a-z]{8} EVENTS_API_PRIVATE_KEY=[0-9a-f-]{36} EVENTS_SCOPES=org:o1,group:g1$/,
+      );
       const vars = Object.fromEntries(first.split(' ').map((pair) => pair.split('=') as [string, string]));
-      const { stdout: body } = await run('/usr/bin/curl', ['-s', '--digest', '-u', `${vars.EVENTS_API_PUBLIC_KEY}:${vars.EVENTS_API_PRIVATE_KEY}`, `${vars.EVENTS_API_BASE_URL}/groups/g1/events?itemsPerPage=500`]);
+      const { stdout: body } = await run('/usr/bin/curl', [
+        '-s',
+        '--digest',
+        '-u',
+        `${vars.EVENTS_API_PUBLIC_KEY}:${vars.EVENTS_API_PRIVATE_KEY}`,
+        `${vars.EVENTS_API_BASE_URL}/groups/g1/events?itemsPerPage=500`,
+      ]);
       expect(JSON.parse(body)).toMatchObject({ totalCount: 30 });
     } finally {
       child.kill('SIGTERM');

@@ -11,7 +11,12 @@ import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js'
 
 const run = promisify(execFile);
 
-interface CurlAnswer { status: number; headers: Map<string, string>; body: string; statuses: number[] }
+interface CurlAnswer {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+  statuses: number[];
+}
 
 /** One curl run with --digest; returns the final response (curl -i prints the challenge too). */
 async function curl(url: string, credentials: string): Promise<CurlAnswer> {
@@ -20,10 +25,12 @@ async function curl(url: string, credentials: string): Promise<CurlAnswer> {
   const last = blocks.at(-1) as string;
   const [head, ...rest] = last.split('\r\n\r\n');
   const lines = (head as string).split('\r\n');
-  const headers = new Map(lines.slice(1).map((line) => {
-    const at = line.indexOf(':');
-    return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()] as [string, string];
-  }));
+  const headers = new Map(
+    lines.slice(1).map((line) => {
+      const at = line.indexOf(':');
+      return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()] as [string, string];
+    }),
+  );
   return {
     status: Number((lines[0] as string).split(' ')[1]),
     headers,
@@ -47,7 +54,8 @@ describe('emulator with curl --digest', () => {
     const [org, group] = emulator.dataset.scopes();
     for (const scope of [org as string, group as string]) {
       const [kind, id] = scope.split(':');
-      let url: string | undefined = `${emulator.baseUrl}/${kind === 'org' ? 'orgs' : 'groups'}/${id}/events?itemsPerPage=100&minDate=2000-01-01T00:00:00Z`;
+      let url: string | undefined =
+        `${emulator.baseUrl}/${kind === 'org' ? 'orgs' : 'groups'}/${id}/events?itemsPerPage=100&minDate=2000-01-01T00:00:00Z`;
       const ids: Array<string | undefined> = [];
       const wellFormed = new Set<string>();
       let pages = 0;
@@ -83,7 +91,9 @@ describe('emulator with curl --digest', () => {
 
   it('follows an event self link and refuses a wrong private key with the Digest challenge', async () => {
     const group = (emulator.dataset.scopes()[1] as string).split(':')[1];
-    const page = JSON.parse((await curl(`${emulator.baseUrl}/groups/${group}/events?itemsPerPage=1`, credentials)).body) as ListEventsResponse;
+    const page = JSON.parse(
+      (await curl(`${emulator.baseUrl}/groups/${group}/events?itemsPerPage=1`, credentials)).body,
+    ) as ListEventsResponse;
     const event = page.results[0];
     const self = await curl(event?.links?.[0]?.href as string, credentials);
     expect(self.status).toBe(200);
@@ -91,7 +101,9 @@ describe('emulator with curl --digest', () => {
 
     const refused = await curl(`${emulator.baseUrl}/groups/${group}/events`, `${emulator.keys[0]?.publicKey}:wrong`);
     expect(refused.statuses).toEqual([401, 401]);
-    expect(refused.headers.get('www-authenticate')).toMatch(/^Digest realm="MMS Public API", domain="", nonce="[^"]+", algorithm=MD5, qop="auth", stale=false$/);
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /^Digest realm="MMS Public API", domain="", nonce="[^"]+", algorithm=MD5, qop="auth", stale=false$/,
+    );
     expect(refused.headers.get('content-type')).toBe('application/json;charset=ISO-8859-1');
     expect(JSON.parse(refused.body)).toMatchObject({ error: 401, errorCode: 'UNAUTHORIZED' });
   });

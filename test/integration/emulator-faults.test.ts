@@ -106,20 +106,31 @@ describe('emulator faults', () => {
     const body = (await (await clientOf(emulator).fetch(groupUrl(emulator, 1, '?itemsPerPage=500'))).json()) as ListEventsResponse;
     expect(body.results.some((e) => e.id === undefined)).toBe(true);
     expect(body.results.some((e) => e.id !== undefined && parseIsoDate(String(e.created)) === undefined)).toBe(true);
-    expect(body.results.filter((e) => e.id === undefined || parseIsoDate(String(e.created)) === undefined))
-      .toHaveLength(emulator.dataset.malformedCount(emulator.dataset.scopes()[1] as string));
+    expect(body.results.filter((e) => e.id === undefined || parseIsoDate(String(e.created)) === undefined)).toHaveLength(
+      emulator.dataset.malformedCount(emulator.dataset.scopes()[1] as string),
+    );
   });
 
   it('logs one debug line per request without the Authorization header or the private key', async () => {
     const lines: string[] = [];
-    const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     emulator = await startTestEmulator({ logger: createLogger({ level: 'debug', stream }) });
     const client = clientOf(emulator);
     await client.fetch(groupUrl(emulator, 1, '?itemsPerPage=1'));
     await client.fetch(groupUrl(emulator, 1, '?itemsPerPage=2'));
     const requests = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'emulator request');
     expect(requests.map((entry) => entry.status)).toEqual([401, 200, 200]);
-    expect(requests[2]).toMatchObject({ level: 20, method: 'GET', url: expect.stringContaining('itemsPerPage=2'), scope: emulator.dataset.scopes()[1] });
+    expect(requests[2]).toMatchObject({
+      level: 20,
+      method: 'GET',
+      url: expect.stringContaining('itemsPerPage=2'),
+      scope: emulator.dataset.scopes()[1],
+    });
     const all = lines.join('');
     expect(all).not.toContain(emulator.keys[0]?.privateKey);
     expect(all.toLowerCase()).not.toContain('digest username');

@@ -72,8 +72,13 @@ describe('emulator with npm Digest clients', () => {
     const types = ['JOINED_ORG', 'INVOICE_CLOSED'];
     const minDate = all[900]?.created as string;
     const maxDate = all[100]?.created as string;
-    const expected = all.filter((e) => types.includes(e.eventTypeName as string) && (e.created as string) >= minDate && (e.created as string) <= maxDate);
-    let url: string | undefined = listUrl(org, `eventType=JOINED_ORG&eventType=INVOICE_CLOSED&minDate=${minDate}&maxDate=${maxDate}&itemsPerPage=20`);
+    const expected = all.filter(
+      (e) => types.includes(e.eventTypeName as string) && (e.created as string) >= minDate && (e.created as string) <= maxDate,
+    );
+    let url: string | undefined = listUrl(
+      org,
+      `eventType=JOINED_ORG&eventType=INVOICE_CLOSED&minDate=${minDate}&maxDate=${maxDate}&itemsPerPage=20`,
+    );
     const ids: string[] = [];
     while (url) {
       const res = await urllibRequest(url, { digestAuth: `${publicKey}:${privateKey}`, dataType: 'json' });
@@ -101,7 +106,17 @@ describe('emulator with npm Digest clients', () => {
     const path = new URL(listUrl(group, 'pageNum=3')).pathname + '?pageNum=3';
     const nonce = nonceOf((await rawGet(listUrl(group, 'pageNum=3'))).wwwAuthenticate);
     const sign = (nc: string, password = privateKey): string => {
-      const response = digestResponse({ username: publicKey, password, realm: 'MMS Public API', method: 'GET', uri: path, nonce, nc, cnonce: 'abc', qop: 'auth' });
+      const response = digestResponse({
+        username: publicKey,
+        password,
+        realm: 'MMS Public API',
+        method: 'GET',
+        uri: path,
+        nonce,
+        nc,
+        cnonce: 'abc',
+        qop: 'auth',
+      });
       return `Digest username="${publicKey}", realm="MMS Public API", nonce="${nonce}", uri="${path}", algorithm=MD5, response="${response}", qop=auth, nc=${nc}, cnonce="abc"`;
     };
     expect((await rawGet(listUrl(group, 'pageNum=3'), sign('00000001'))).status).toBe(200);
@@ -113,7 +128,9 @@ describe('emulator with npm Digest clients', () => {
     clock += 60_000;
     const stale = await rawGet(listUrl(group, 'pageNum=3'), sign('00000004'));
     expect(stale.status).toBe(401);
-    expect(stale.wwwAuthenticate).toMatch(/^Digest realm="MMS Public API", domain="", nonce="[^"]+", algorithm=MD5, qop="auth", stale=true$/);
+    expect(stale.wwwAuthenticate).toMatch(
+      /^Digest realm="MMS Public API", domain="", nonce="[^"]+", algorithm=MD5, qop="auth", stale=true$/,
+    );
     expect(nonceOf(stale.wwwAuthenticate)).not.toBe(nonce);
     const wrong = await rawGet(listUrl(group, 'pageNum=3'), sign('00000005', 'not-the-key'));
     expect(wrong.wwwAuthenticate).toMatch(/stale=false$/);

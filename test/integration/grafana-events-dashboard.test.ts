@@ -21,7 +21,14 @@ describe('the events dashboard on a warehouse holding emulator data', () => {
 
   beforeAll(async () => {
     fixture = await startSyncFixture(
-      { seed: 151, orgs: ['5f0000000000000000000151'], groups: ['6a0000000000000000000151', '6a0000000000000000000152'], eventsPerScope: 600, days: 5, faults: { malformedRate: 0.02 } },
+      {
+        seed: 151,
+        orgs: ['5f0000000000000000000151'],
+        groups: ['6a0000000000000000000151', '6a0000000000000000000152'],
+        eventsPerScope: 600,
+        days: 5,
+        faults: { malformedRate: 0.02 },
+      },
       { EVENTS_START_DATE: daysAgo(6).toISOString() },
     );
     runtime = await fixture.runtime();

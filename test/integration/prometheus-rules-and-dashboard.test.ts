@@ -54,7 +54,14 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
 
   beforeAll(async () => {
     fixture = await startSyncFixture(
-      { seed: 152, orgs: ['5f0000000000000000000152'], groups: ['6a0000000000000000000153', '6a0000000000000000000154'], eventsPerScope: 400, days: 3, faults: { malformedRate: 0.02 } },
+      {
+        seed: 152,
+        orgs: ['5f0000000000000000000152'],
+        groups: ['6a0000000000000000000153', '6a0000000000000000000154'],
+        eventsPerScope: 400,
+        days: 3,
+        faults: { malformedRate: 0.02 },
+      },
       { EVENTS_START_DATE: daysAgo(4).toISOString() },
     );
     scopes = fixture.emulator.dataset.scopes();
@@ -102,10 +109,15 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
     const prom = prometheus!;
     try {
       // 1. Clean syncing: every scope of the emulator gets a checkpoint, scraped.
-      await waitFor('a scraped checkpoint for every emulator scope', async () => {
-        const found = (await prom.query('events_mirror_scope_checkpoint_timestamp_seconds')).result.map((s) => s.metric.scope);
-        return scopes.every((s) => found.includes(s));
-      }, 120_000, 500);
+      await waitFor(
+        'a scraped checkpoint for every emulator scope',
+        async () => {
+          const found = (await prom.query('events_mirror_scope_checkpoint_timestamp_seconds')).result.map((s) => s.metric.scope);
+          return scopes.every((s) => found.includes(s));
+        },
+        120_000,
+        500,
+      );
 
       // 2. Failures: 429s and 5xx until retries, 429s and transient job failures are scraped; the
       // unknown scope fails permanently on every poll and must fire its alert.
@@ -120,18 +132,28 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
         await waitFor(`${expr} scraped`, () => hasSeries(expr), 120_000, 500);
       }
       fixture.emulator.setFaults({ rate429: 0, rate5xx: 0 });
-      const firing = await waitFor('EventsMirrorScopeFailingPermanently firing for the unknown scope', async () => {
-        const { alerts } = await prom.api<{ alerts: ActiveAlert[] }>('/api/v1/alerts');
-        return alerts.find((a) => a.labels.alertname === 'EventsMirrorScopeFailingPermanently' && a.labels.scope === MISSING_GROUP && a.state === 'firing');
-      }, 60_000, 500);
+      const firing = await waitFor(
+        'EventsMirrorScopeFailingPermanently firing for the unknown scope',
+        async () => {
+          const { alerts } = await prom.api<{ alerts: ActiveAlert[] }>('/api/v1/alerts');
+          return alerts.find(
+            (a) => a.labels.alertname === 'EventsMirrorScopeFailingPermanently' && a.labels.scope === MISSING_GROUP && a.state === 'firing',
+          );
+        },
+        60_000,
+        500,
+      );
       expect(firing.labels).toMatchObject({ job_name: 'poll', severity: 'critical' });
       // The healthy scopes do not fail permanently.
       const { alerts } = await prom.api<{ alerts: ActiveAlert[] }>('/api/v1/alerts');
-      expect(alerts.filter((a) => a.labels.alertname === 'EventsMirrorScopeFailingPermanently').map((a) => a.labels.scope)).toEqual([MISSING_GROUP]);
+      expect(alerts.filter((a) => a.labels.alertname === 'EventsMirrorScopeFailingPermanently').map((a) => a.labels.scope)).toEqual([
+        MISSING_GROUP,
+      ]);
 
       const exported = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       // A sample line, not just the HELP and TYPE lines prom-client prints for a metric with no series yet.
-      const exportsSamples = (name: string) => exported.split('\n').some((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+      const exportsSamples = (name: string) =>
+        exported.split('\n').some((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
       const mayBeEmpty = (name: string) => RECONCILE_FAMILY.test(name) && !exportsSamples(name);
 
       // 3. The dashboard: every target and the scope variable.

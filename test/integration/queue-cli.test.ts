@@ -5,7 +5,11 @@ import { createSyncQueue } from '../../src/queue/scheduler.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-const KEYS = { EVENTS_API_PUBLIC_KEY: 'pub', EVENTS_API_PRIVATE_KEY: 'never-shown-private-key', EVENTS_API_BASE_URL: 'http://127.0.0.1:9/api/public/v1.0' };
+const KEYS = {
+  EVENTS_API_PUBLIC_KEY: 'pub',
+  EVENTS_API_PRIVATE_KEY: 'never-shown-private-key',
+  EVENTS_API_BASE_URL: 'http://127.0.0.1:9/api/public/v1.0',
+};
 
 describe('worker and scheduler refuse a configuration they cannot run with', () => {
   let unmigrated: TestDatabase;
@@ -28,7 +32,12 @@ describe('worker and scheduler refuse a configuration they cannot run with', () 
   });
 
   it('worker on an unmigrated warehouse: says to run migrate, exit 1', async () => {
-    const result = await runCli(['worker'], { ...KEYS, DATABASE_URL: unmigrated.url, REDIS_PREFIX: `em-test-${Date.now()}`, METRICS_PORT: '0' });
+    const result = await runCli(['worker'], {
+      ...KEYS,
+      DATABASE_URL: unmigrated.url,
+      REDIS_PREFIX: `em-test-${Date.now()}`,
+      METRICS_PORT: '0',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('events-mirror migrate');
     expect(result.stderr + result.stdout).not.toContain('never-shown-private-key');

@@ -48,7 +48,12 @@ describe('a configuration change reaches the job schedulers', () => {
     await fixture?.close();
   });
 
-  const envWith = (scopes: string[]) => ({ ...fixture.env, EVENTS_SCOPES: scopes.join(','), REDIS_PREFIX: prefix, EVENTS_POLL_INTERVAL_SECONDS: '1' });
+  const envWith = (scopes: string[]) => ({
+    ...fixture.env,
+    EVENTS_SCOPES: scopes.join(','),
+    REDIS_PREFIX: prefix,
+    EVENTS_POLL_INTERVAL_SECONDS: '1',
+  });
   const schedulerIds = async () => (await queue.getJobSchedulers()).map((s) => s.key).sort();
 
   it('stops polling a removed scope and starts polling an added one', async () => {

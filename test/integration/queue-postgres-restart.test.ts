@@ -91,7 +91,12 @@ describe.skipIf(skip)('a worker process rides out a PostgreSQL restart', () => {
       return { status: response.status, body: (await response.json()) as { checks: Record<string, string> } };
     };
     const eventCount = async () =>
-      (await db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
+      (
+        await db
+          .selectFrom('events')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
     const diagnostics = () => [...processes.map((p) => p.output()), `--- postgres log ---\n${postgres.log()}`].join('\n');
 
     try {
@@ -101,12 +106,14 @@ describe.skipIf(skip)('a worker process rides out a PostgreSQL restart', () => {
       processes.push(worker);
       // Fails at once, rather than at a deadline, when a process dies while we wait.
       const died = Promise.race(
-        [scheduler, worker].map((p) => p.exited.then((r) => {
-          throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
-        })),
+        [scheduler, worker].map((p) =>
+          p.exited.then((r) => {
+            throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
+          }),
+        ),
       );
       died.catch(() => undefined);
-      const waitUp = <T,>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 60_000) =>
+      const waitUp = <T>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 60_000) =>
         Promise.race([waitFor(what, check, deadlineMs), died]);
 
       await waitUp('some events landed', async () => (await eventCount()) > 0);

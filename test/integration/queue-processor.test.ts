@@ -76,7 +76,13 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
     for (const job of jobs) expect(await settled(job, 60_000)).toBe('completed');
     await expectMirrorEqualsEmulator(runtime.warehouse.db, fixture.emulator.dataset, fixture.emulator.dataset.scopes());
 
-    const again = await enqueueBackfill(queue, scopeSettings(config, parseScope(`group:${GROUPS[0]}`)), from, to, config.sync.windowSeconds);
+    const again = await enqueueBackfill(
+      queue,
+      scopeSettings(config, parseScope(`group:${GROUPS[0]}`)),
+      from,
+      to,
+      config.sync.windowSeconds,
+    );
     expect(again.added).toBe(0);
 
     // With the finished jobs gone from Redis, a re-enqueued window sees its finished run and stops there.
@@ -117,7 +123,11 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
     fixture.emulator.setFaults({ rate5xx: 1 });
     try {
       const settings = scopeSettings(config, parseScope(`group:${GROUPS[0]}`));
-      const flaky = await queue.add(POLL_JOB, pollJobData(settings), { ...POLL_JOB_OPTIONS, attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+      const flaky = await queue.add(POLL_JOB, pollJobData(settings), {
+        ...POLL_JOB_OPTIONS,
+        attempts: 2,
+        backoff: { type: 'fixed', delay: 50 },
+      });
       expect(await settled(flaky)).toBe('failed');
       expect((await queue.getJob(flaky.id!))!.attemptsMade).toBe(2);
     } finally {

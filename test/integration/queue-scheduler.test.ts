@@ -49,7 +49,9 @@ describe('job schedulers in Redis', () => {
     }
     const delayed = await queue.getJobs(['delayed', 'wait', 'prioritized']);
     expect(delayed).toHaveLength(5);
-    expect(new Set(delayed.map((j) => (j.data as { scope: string }).scope))).toEqual(new Set(['group:a1', 'group:a2', 'org:o1', 'group:a3', 'group:a4']));
+    expect(new Set(delayed.map((j) => (j.data as { scope: string }).scope))).toEqual(
+      new Set(['group:a1', 'group:a2', 'org:o1', 'group:a3', 'group:a4']),
+    );
     // Spread: the first polls do not all fall on the same second.
     expect(new Set(delayed.map((j) => Math.floor((j.timestamp + j.delay) / 1000))).size).toBeGreaterThan(1);
   });
@@ -66,7 +68,10 @@ describe('job schedulers in Redis', () => {
     expect(schedulers.map((s) => s.key).sort()).toEqual(['nightly-report', 'poll.group.b1', 'poll.group.b3', 'poll.group.b4']);
     expect(schedulers.filter((s) => s.key.startsWith('poll.')).every((s) => s.every === 30_000)).toBe(true);
     const pending = await queue.getJobs(['delayed', 'wait', 'prioritized']);
-    const pendingScopes = pending.filter((j) => j.name === POLL_JOB).map((j) => (j.data as { scope: string }).scope).sort();
+    const pendingScopes = pending
+      .filter((j) => j.name === POLL_JOB)
+      .map((j) => (j.data as { scope: string }).scope)
+      .sort();
     expect(pendingScopes).toEqual(['group:b1', 'group:b3', 'group:b4']);
     expect(await queue.getJobScheduler(schedulerIdFor(parseScope('group:b2')))).toBeUndefined();
   });
@@ -84,6 +89,11 @@ describe('job schedulers in Redis', () => {
     expect(jobs).toHaveLength(5);
     expect(jobs.every((j) => j.name === BACKFILL_JOB)).toBe(true);
     expect(jobs.map((j) => j.id).sort()).toContain('backfill.group.c1.20261001T000000Z.20261001T060000Z');
-    expect(jobs.map((j) => (j.data as { maxDate: string }).maxDate).sort().at(-1)).toBe('2026-10-02T03:00:00.000Z');
+    expect(
+      jobs
+        .map((j) => (j.data as { maxDate: string }).maxDate)
+        .sort()
+        .at(-1),
+    ).toBe('2026-10-02T03:00:00.000Z');
   });
 });

@@ -28,7 +28,14 @@ describe('SIGTERM while a worker process runs a job', () => {
   beforeAll(async () => {
     fixture = await startSyncFixture(
       // Slow pages make one backfill window take seconds: long enough to be cut.
-      { seed: 81, orgs: ['5f0000000000000000000081'], groups: [GROUP.slice(6)], eventsPerScope: 3000, days: 2, faults: { latencyMs: 120, malformedRate: 0.01 } },
+      {
+        seed: 81,
+        orgs: ['5f0000000000000000000081'],
+        groups: [GROUP.slice(6)],
+        eventsPerScope: 3000,
+        days: 2,
+        faults: { latencyMs: 120, malformedRate: 0.01 },
+      },
       { EVENTS_START_DATE: daysAgo(3).toISOString() },
     );
     connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -49,14 +56,23 @@ describe('SIGTERM while a worker process runs a job', () => {
     REDIS_PREFIX: prefix,
     METRICS_PORT: String(port),
     WORKER_CONCURRENCY: '1',
-    EVENTS_MIRROR_CONFIG: writeConfigFile({ api: { itemsPerPage: 100 }, sync: { windowSeconds: WINDOW_SECONDS }, worker: { shutdownTimeoutMs } }),
+    EVENTS_MIRROR_CONFIG: writeConfigFile({
+      api: { itemsPerPage: 100 },
+      sync: { windowSeconds: WINDOW_SECONDS },
+      worker: { shutdownTimeoutMs },
+    }),
   });
 
   /** Starts a worker, waits until it is inside a backfill window, sends SIGTERM; returns that job's id. */
   async function termMidJob(shutdownTimeoutMs: number): Promise<{ jobId: string; code: number | null; output: string }> {
     const worker = startCli('worker', ['worker'], envFor(shutdownTimeoutMs, await freePort()));
     try {
-      const running = await waitFor('a backfill window in progress', async () => (await runningRuns(warehouse.db, 'backfill'))[0], 60_000, 50);
+      const running = await waitFor(
+        'a backfill window in progress',
+        async () => (await runningRuns(warehouse.db, 'backfill'))[0],
+        60_000,
+        50,
+      );
       const result = await worker.stop('SIGTERM');
       return { jobId: running.jobId!, code: result.code, output: worker.output() };
     } catch (error) {

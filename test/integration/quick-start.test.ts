@@ -14,7 +14,10 @@ describe('README quick start', () => {
     const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
     const block = /## Quick start\s+```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a Quick start shell block').toBeDefined();
-    const commands = block!.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+    const commands = block!
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean);
     expect(commands).toHaveLength(2);
     expect(commands[0]).toBe('npm ci && npm run demo');
 
@@ -25,7 +28,14 @@ describe('README quick start', () => {
     const run = spawnSync('bash', ['-c', commands[0]!], { cwd: checkout, env, encoding: 'utf8', timeout: 240_000 });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
     expect(run.stdout).toMatch(/[\d,]+ events mirrored from 4 scopes/);
-    for (const heading of ['Events per type', 'Events per day', 'Top actors', 'Recent configuration changes', 'Sync lag', 'Point it at a real account']) {
+    for (const heading of [
+      'Events per type',
+      'Events per day',
+      'Top actors',
+      'Recent configuration changes',
+      'Sync lag',
+      'Point it at a real account',
+    ]) {
       expect(run.stdout).toContain(heading);
     }
   }, 300_000);

@@ -12,7 +12,14 @@ describe('the private key never reaches logs, errors, sync_runs, sync_state or j
 
   beforeAll(async () => {
     fixture = await startSyncFixture(
-      { seed: 61, orgs: ['5f0000000000000000000061'], groups: ['6a0000000000000000000061'], eventsPerScope: 300, days: 2, faults: { rate5xx: 0.2 } },
+      {
+        seed: 61,
+        orgs: ['5f0000000000000000000061'],
+        groups: ['6a0000000000000000000061'],
+        eventsPerScope: 300,
+        days: 2,
+        faults: { rate5xx: 0.2 },
+      },
       { EVENTS_START_DATE: daysAgo(3).toISOString(), LOG_LEVEL: 'trace' },
     );
     privateKey = fixture.env.EVENTS_API_PRIVATE_KEY!;
@@ -42,7 +49,10 @@ describe('the private key never reaches logs, errors, sync_runs, sync_state or j
     try {
       const runs = await warehouse.db.selectFrom('sync_runs').selectAll().execute();
       const states = await warehouse.db.selectFrom('sync_state').selectAll().execute();
-      expect(states.some((s) => s.last_error !== null), 'the failure was recorded').toBe(true);
+      expect(
+        states.some((s) => s.last_error !== null),
+        'the failure was recorded',
+      ).toBe(true);
       expectClean(JSON.stringify(runs), 'sync_runs');
       expectClean(JSON.stringify(states), 'sync_state');
       expect(JSON.stringify(states)).not.toContain(wrongKey);

@@ -44,7 +44,10 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
     expect(cuts.filter((cut) => cut.startsWith('killed')).length, cuts.join(', ')).toBeGreaterThanOrEqual(2);
     const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
     try {
-      const partial = await warehouse.db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+      const partial = await warehouse.db
+        .selectFrom('events')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow();
       expect(partial.n, cuts.join(', ')).toBeGreaterThan(0);
       const final = await runCli(['sync', '--once'], env);
       expect(final.code, final.stderr).toBe(0);

@@ -38,7 +38,9 @@ describe('sync with every client fault switched on at once', () => {
     const config = fixture.config(overrides);
     const { dataset } = fixture.emulator;
     const scopes = dataset.scopes();
-    const results = await Promise.all(scopes.map((key) => syncScope(runtime.ctx, scopeSettings(config, parseScope(key)), { mode: 'sync' })));
+    const results = await Promise.all(
+      scopes.map((key) => syncScope(runtime.ctx, scopeSettings(config, parseScope(key)), { mode: 'sync' })),
+    );
     for (const result of results) expect(result.status, `${result.scope}: ${String(result.error)}`).toBe('succeeded');
     const stats = fixture.emulator.stats();
     // The faults really fired: retries happened on every kind.

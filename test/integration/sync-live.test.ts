@@ -35,7 +35,8 @@ describe('repeated sync while live and late events arrive', () => {
     const config = fixture.config(overrides);
     const { dataset } = fixture.emulator;
     const scopes = dataset.scopes();
-    const syncAll = () => Promise.all(scopes.map((key) => syncScope(runtime.ctx, scopeSettings(config, parseScope(key)), { mode: 'sync' })));
+    const syncAll = () =>
+      Promise.all(scopes.map((key) => syncScope(runtime.ctx, scopeSettings(config, parseScope(key)), { mode: 'sync' })));
 
     for (let pass = 0; pass < 4; pass++) {
       const nowMs = Date.now();

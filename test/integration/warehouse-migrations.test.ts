@@ -57,7 +57,9 @@ describe.each(['postgres', 'pglite'] as const)('migrations on %s', (kind) => {
   it('refuses a warehouse migrated by a newer version', async () => {
     const { warehouse } = opened;
     await migrateToLatest(warehouse);
-    await sql`insert into mirror_a.kysely_migration (name, timestamp) values ('2999_01_01_000000_add_future', '2999-01-01T00:00:00Z')`.execute(warehouse.db);
+    await sql`insert into mirror_a.kysely_migration (name, timestamp) values ('2999_01_01_000000_add_future', '2999-01-01T00:00:00Z')`.execute(
+      warehouse.db,
+    );
     try {
       await expect(migrateToLatest(warehouse)).rejects.toThrow(
         'warehouse mirror_a is newer than this events-mirror: it has migrations this version does not know (2999_01_01_000000_add_future); upgrade events-mirror',
@@ -70,7 +72,9 @@ describe.each(['postgres', 'pglite'] as const)('migrations on %s', (kind) => {
 
 describe('createWarehouse', () => {
   it.each(['Events', 'events; drop table x', 'events-mirror', ''])('refuses the schema name %j before connecting', async (schema) => {
-    await expect(createWarehouse({ url: 'postgres://root@127.0.0.1:1/none', schema, dataDir: 'unused' })).rejects.toThrow(/is not a plain identifier/);
+    await expect(createWarehouse({ url: 'postgres://root@127.0.0.1:1/none', schema, dataDir: 'unused' })).rejects.toThrow(
+      /is not a plain identifier/,
+    );
   });
 
   it('names the server, not the credentials, when PostgreSQL cannot be reached', async () => {
@@ -98,7 +102,9 @@ describe('events-mirror migrate', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const names = await knownMigrations();
-    expect(first.stdout).toBe(`applied ${names.length} migrations to warehouse schema reporting:\n${names.map((n) => `  ${n}\n`).join('')}`);
+    expect(first.stdout).toBe(
+      `applied ${names.length} migrations to warehouse schema reporting:\n${names.map((n) => `  ${n}\n`).join('')}`,
+    );
     const again = await runCli(['migrate'], env);
     expect(again).toMatchObject({ code: 0, stdout: `warehouse schema reporting is up to date (${names.length} migrations)\n` });
   });

@@ -74,7 +74,11 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       const [event] = rekey([dataExplorer], scope);
       await upsertEvents(warehouse.db, scope, [event!], T0);
       const reordered = Object.fromEntries(Object.entries(event!.payload).reverse()) as ApiEvent;
-      expect(await upsertEvents(warehouse.db, scope, [{ ...event!, payload: reordered }], T1)).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+      expect(await upsertEvents(warehouse.db, scope, [{ ...event!, payload: reordered }], T1)).toEqual({
+        inserted: 0,
+        changed: 0,
+        unchanged: 1,
+      });
     });
 
     it('takes the last of duplicate ids within one page', async () => {
@@ -91,20 +95,43 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       await upsertEvents(warehouse.db, scope, rekey([...PROJECT_FAMILY, ...ORG_FAMILY], scope), T0);
       const byId = new Map((await rowsOf(scope)).map((row) => [row.id.slice(scope.length + 1), row]));
       expect(byId.get(metricAlert.id!)).toMatchObject({
-        event_type_name: 'OUTSIDE_METRIC_THRESHOLD', created: new Date('2026-11-20T10:15:30Z'), alert_id: 'alert-1',
-        alert_config_id: 'alert-config-1', metric_name: 'CONNECTIONS_PERCENT', current_value_number: 87.5,
-        current_value_units: 'RAW', cluster_id: 'cluster-1', cluster_name: 'Cluster0', host_id: 'host-1',
-        hostname: 'cluster0-shard-00-01.example.test', port: 27017, replica_set_name: 'atlas-rs0', shard_name: 'shard-00',
+        event_type_name: 'OUTSIDE_METRIC_THRESHOLD',
+        created: new Date('2026-11-20T10:15:30Z'),
+        alert_id: 'alert-1',
+        alert_config_id: 'alert-config-1',
+        metric_name: 'CONNECTIONS_PERCENT',
+        current_value_number: 87.5,
+        current_value_units: 'RAW',
+        cluster_id: 'cluster-1',
+        cluster_name: 'Cluster0',
+        host_id: 'host-1',
+        hostname: 'cluster0-shard-00-01.example.test',
+        port: 27017,
+        replica_set_name: 'atlas-rs0',
+        shard_name: 'shard-00',
       });
       expect(byId.get(dataExplorer.id!)).toMatchObject({
-        user_id: 'user-1', username: 'ada@example.test', remote_address: '203.0.113.7', is_global_admin: false,
-        database: 'sales', collection: 'orders', op_type: 'find',
+        user_id: 'user-1',
+        username: 'ada@example.test',
+        remote_address: '203.0.113.7',
+        is_global_admin: false,
+        database: 'sales',
+        collection: 'orders',
+        op_type: 'find',
       });
       expect(byId.get(apiKeyAction.id!)).toMatchObject({
-        api_key_id: 'api-key-1', public_key: 'abcdefgh', target_public_key: 'ijklmnop', access_list_entry: '192.0.2.0/24', team_id: 'team-1',
+        api_key_id: 'api-key-1',
+        public_key: 'abcdefgh',
+        target_public_key: 'ijklmnop',
+        access_list_entry: '192.0.2.0/24',
+        team_id: 'team-1',
       });
       expect(byId.get(userTargetsUser.id!)).toMatchObject({ target_username: 'linus@example.test', org_id: userTargetsUser.orgId });
-      expect(byId.get(invoiceClosed.id!)).toMatchObject({ invoice_id: 'invoice-1', payment_id: 'payment-1', maintenance_window_id: 'maintenance-1' });
+      expect(byId.get(invoiceClosed.id!)).toMatchObject({
+        invoice_id: 'invoice-1',
+        payment_id: 'payment-1',
+        maintenance_window_id: 'maintenance-1',
+      });
       expect(byId.get(automationAudit.id!)?.payload.diffs?.[1]?.priviileges?.[1]?.resource).toEqual({ cluster: true });
     });
 
@@ -155,8 +182,28 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       const scope = freshGroup();
       const bad = { created: 'yesterday', eventTypeName: 'X' };
       const sameReordered = { eventTypeName: 'X', created: 'yesterday' };
-      expect(await recordRejected(warehouse.db, scope, [{ reason: 'no id', payload: bad }, { reason: 'no id', payload: sameReordered }], T0)).toBe(1);
-      expect(await recordRejected(warehouse.db, scope, [{ reason: 'missing id', payload: bad }, { reason: 'not an object', payload: null }], T1)).toBe(2);
+      expect(
+        await recordRejected(
+          warehouse.db,
+          scope,
+          [
+            { reason: 'no id', payload: bad },
+            { reason: 'no id', payload: sameReordered },
+          ],
+          T0,
+        ),
+      ).toBe(1);
+      expect(
+        await recordRejected(
+          warehouse.db,
+          scope,
+          [
+            { reason: 'missing id', payload: bad },
+            { reason: 'not an object', payload: null },
+          ],
+          T1,
+        ),
+      ).toBe(2);
       const rows = await warehouse.db.selectFrom('rejected_events').selectAll().where('scope', '=', scope).orderBy('id').execute();
       expect(rows).toHaveLength(2);
       expect(rows[0]).toMatchObject({ reason: 'missing id', payload: bad, seen_count: 3, first_seen_at: T0, last_seen_at: T1 });
@@ -174,13 +221,23 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       await recordFailure(warehouse.db, scope, 'HTTP 500 from /groups/x/events', T0);
       await recordFailure(warehouse.db, scope, 'HTTP 503 from /groups/x/events', T1);
       expect(await getSyncState(warehouse.db, scope)).toEqual({
-        scope, watermark: null, lastSuccessAt: null, lastAttemptAt: T0, lastError: 'HTTP 503 from /groups/x/events', consecutiveFailures: 2,
+        scope,
+        watermark: null,
+        lastSuccessAt: null,
+        lastAttemptAt: T0,
+        lastError: 'HTTP 503 from /groups/x/events',
+        consecutiveFailures: 2,
       });
       const later = new Date('2026-11-21T12:00:00Z');
       await advanceWatermark(warehouse.db, scope, later, T1);
       await advanceWatermark(warehouse.db, scope, new Date('2026-11-20T00:00:00Z'), T1);
       expect(await getSyncState(warehouse.db, scope)).toEqual({
-        scope, watermark: later, lastSuccessAt: T1, lastAttemptAt: T0, lastError: null, consecutiveFailures: 0,
+        scope,
+        watermark: later,
+        lastSuccessAt: T1,
+        lastAttemptAt: T0,
+        lastError: null,
+        consecutiveFailures: 0,
       });
       const states = await listSyncStates(warehouse.db);
       expect(states.map((s) => s.scope)).toContain(scope);
@@ -198,7 +255,14 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
     it('records a run from start to finish and finds succeeded windows', async () => {
       const scope = freshGroup();
       const day = (d: number) => new Date(Date.UTC(2026, 10, d));
-      const ok = await startRun(warehouse.db, { scope, mode: 'backfill', windowStart: day(1), windowEnd: day(2), jobId: 'job-1', startedAt: T0 });
+      const ok = await startRun(warehouse.db, {
+        scope,
+        mode: 'backfill',
+        windowStart: day(1),
+        windowEnd: day(2),
+        jobId: 'job-1',
+        startedAt: T0,
+      });
       const failed = await startRun(warehouse.db, { scope, mode: 'backfill', windowStart: day(2), windowEnd: day(3) });
       const otherMode = await startRun(warehouse.db, { scope, mode: 'sync', windowStart: day(3), windowEnd: day(4) });
       const totals = { pages: 3, requests: 4, eventsSeen: 1204, inserted: 1180, changed: 0, rejected: 2 };
@@ -207,14 +271,33 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       await finishRun(warehouse.db, otherMode, { ...totals, status: 'succeeded', durationMs: 10 });
       const row = await warehouse.db.selectFrom('sync_runs').selectAll().where('id', '=', ok).executeTakeFirstOrThrow();
       expect(row).toMatchObject({
-        id: ok, scope, mode: 'backfill', job_id: 'job-1', status: 'succeeded', started_at: T0, finished_at: T1, pages: 3, requests: 4,
-        events_seen: 1204, events_inserted: 1180, events_changed: 0, events_rejected: 2, duration_ms: 812, error: null,
+        id: ok,
+        scope,
+        mode: 'backfill',
+        job_id: 'job-1',
+        status: 'succeeded',
+        started_at: T0,
+        finished_at: T1,
+        pages: 3,
+        requests: 4,
+        events_seen: 1204,
+        events_inserted: 1180,
+        events_changed: 0,
+        events_rejected: 2,
+        duration_ms: 812,
+        error: null,
       });
-      expect(await findSucceededWindows(warehouse.db, scope, 'backfill', day(1), day(30))).toEqual([{ windowStart: day(1), windowEnd: day(2) }]);
-      expect(await findSucceededWindows(warehouse.db, scope, 'backfill', new Date(day(1).getTime() + 500), day(1))).toEqual([{ windowStart: day(1), windowEnd: day(2) }]);
+      expect(await findSucceededWindows(warehouse.db, scope, 'backfill', day(1), day(30))).toEqual([
+        { windowStart: day(1), windowEnd: day(2) },
+      ]);
+      expect(await findSucceededWindows(warehouse.db, scope, 'backfill', new Date(day(1).getTime() + 500), day(1))).toEqual([
+        { windowStart: day(1), windowEnd: day(2) },
+      ]);
       expect(await findSucceededWindows(warehouse.db, scope, 'backfill', new Date(day(2).getTime() + 1), day(30))).toEqual([]);
       const running = await startRun(warehouse.db, { scope, mode: 'poll', windowStart: day(5), windowEnd: day(6) });
-      expect(await warehouse.db.selectFrom('sync_runs').select('status').where('id', '=', running).executeTakeFirst()).toEqual({ status: 'running' });
+      expect(await warehouse.db.selectFrom('sync_runs').select('status').where('id', '=', running).executeTakeFirst()).toEqual({
+        status: 'running',
+      });
     });
   });
 
@@ -224,7 +307,13 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       const late = { ...dataExplorer, id: 'late', created: '2026-11-20T23:59:59Z' };
       const next = { ...dataExplorer, id: 'next', created: '2026-11-21T00:00:00Z' };
       await upsertEvents(warehouse.db, scope, rekey([dataExplorer, late, next, metricAlert], scope), T0);
-      const rows = await warehouse.db.selectFrom('events_per_day').selectAll().where('scope', '=', scope).orderBy('day').orderBy('event_type_name').execute();
+      const rows = await warehouse.db
+        .selectFrom('events_per_day')
+        .selectAll()
+        .where('scope', '=', scope)
+        .orderBy('day')
+        .orderBy('event_type_name')
+        .execute();
       expect(rows).toEqual([
         { day: '2026-11-20', scope, event_type_name: 'DATA_EXPLORER', events: 2 },
         { day: '2026-11-20', scope, event_type_name: 'OUTSIDE_METRIC_THRESHOLD', events: 1 },
@@ -235,15 +324,34 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
     it('automation_config_changes has one row per element of diffs', async () => {
       const scope = freshGroup();
       await upsertEvents(warehouse.db, scope, rekey([automationAudit, oddlyTyped, dataExplorer], scope), T0);
-      const rows = await warehouse.db.selectFrom('automation_config_changes').selectAll().where('scope', '=', scope).orderBy('diff_index').execute();
+      const rows = await warehouse.db
+        .selectFrom('automation_config_changes')
+        .selectAll()
+        .where('scope', '=', scope)
+        .orderBy('diff_index')
+        .execute();
       expect(rows).toHaveLength(2);
       expect(rows[0]).toMatchObject({
-        event_id: `${scope}-${automationAudit.id}`, event_type_name: 'AUTOMATION_CONFIG_PUBLISHED_AUDIT', actor: 'grace@example.test',
-        diff_index: 0, diff_id: 'reporting@admin', diff_type: 'USERS', diff_status: 'NEW', diff_name: null,
-        param_names: ['roles', 'mechanisms'], privileges: null, roles: [{ db: 'sales', role: 'read' }],
+        event_id: `${scope}-${automationAudit.id}`,
+        event_type_name: 'AUTOMATION_CONFIG_PUBLISHED_AUDIT',
+        actor: 'grace@example.test',
+        diff_index: 0,
+        diff_id: 'reporting@admin',
+        diff_type: 'USERS',
+        diff_status: 'NEW',
+        diff_name: null,
+        param_names: ['roles', 'mechanisms'],
+        privileges: null,
+        roles: [{ db: 'sales', role: 'read' }],
       });
       expect(rows[0]?.params).toEqual(automationAudit.diffs![0]!.params);
-      expect(rows[1]).toMatchObject({ diff_index: 1, diff_type: 'ROLES', diff_status: 'MODIFIED', diff_name: 'auditRole', param_names: [] });
+      expect(rows[1]).toMatchObject({
+        diff_index: 1,
+        diff_type: 'ROLES',
+        diff_status: 'MODIFIED',
+        diff_name: 'auditRole',
+        param_names: [],
+      });
       expect(rows[1]?.privileges).toEqual(automationAudit.diffs![1]!.priviileges);
     });
 
@@ -253,10 +361,22 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       const rows = await warehouse.db.selectFrom('alerts').selectAll().where('scope', '=', scope).execute();
       expect(rows).toEqual([
         {
-          event_id: `${scope}-${metricAlert.id}`, scope, org_id: null, group_id: metricAlert.groupId, created: new Date(metricAlert.created!),
-          event_type_name: 'OUTSIDE_METRIC_THRESHOLD', alert_id: 'alert-1', alert_config_id: 'alert-config-1', metric_name: 'CONNECTIONS_PERCENT',
-          current_value_number: 87.5, current_value_units: 'RAW', cluster_name: 'Cluster0', hostname: 'cluster0-shard-00-01.example.test',
-          port: 27017, replica_set_name: 'atlas-rs0', shard_name: 'shard-00',
+          event_id: `${scope}-${metricAlert.id}`,
+          scope,
+          org_id: null,
+          group_id: metricAlert.groupId,
+          created: new Date(metricAlert.created!),
+          event_type_name: 'OUTSIDE_METRIC_THRESHOLD',
+          alert_id: 'alert-1',
+          alert_config_id: 'alert-config-1',
+          metric_name: 'CONNECTIONS_PERCENT',
+          current_value_number: 87.5,
+          current_value_units: 'RAW',
+          cluster_name: 'Cluster0',
+          hostname: 'cluster0-shard-00-01.example.test',
+          port: 27017,
+          replica_set_name: 'atlas-rs0',
+          shard_name: 'shard-00',
         },
       ]);
     });
@@ -282,7 +402,9 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(row.lag_seconds).toBeGreaterThanOrEqual(3600);
       expect(row.lag_seconds).toBeLessThan(3600 + 600);
       expect(row.lag).toMatch(/^0?1:00:/);
-      const { rows } = await sql<{ ok: boolean }>`select (lag = now() - watermark) as ok from sync_lag where scope = ${scope}`.execute(warehouse.db);
+      const { rows } = await sql<{ ok: boolean }>`select (lag = now() - watermark) as ok from sync_lag where scope = ${scope}`.execute(
+        warehouse.db,
+      );
       expect(rows[0]?.ok).toBe(true);
     });
   });

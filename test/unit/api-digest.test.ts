@@ -19,7 +19,15 @@ describe('digest maths on the RFC worked examples', () => {
       opaque: '5ccc069c403ebaf9f0171e9517f40e41',
       stale: false,
     };
-    const answer = { username: 'Mufasa', password: 'Circle Of Life', method: 'GET', uri: '/dir/index.html', challenge, nc: 1, cnonce: '0a4f113b' };
+    const answer = {
+      username: 'Mufasa',
+      password: 'Circle Of Life',
+      method: 'GET',
+      uri: '/dir/index.html',
+      challenge,
+      nc: 1,
+      cnonce: '0a4f113b',
+    };
     expect(digestResponse(answer)).toBe('6629fae49393a05397450978507c4ef1');
     const header = buildAuthorizationHeader(answer);
     expect(header).toContain('response="6629fae49393a05397450978507c4ef1"');
@@ -32,9 +40,9 @@ describe('digest maths on the RFC worked examples', () => {
   it('RFC 7616 §3.9.1 MD5 example', () => {
     const header =
       'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=SHA-256, ' +
-        'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS", ' +
-        'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=MD5, ' +
-        'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"';
+      'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS", ' +
+      'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=MD5, ' +
+      'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"';
     const challenge = parseDigestChallenge(header)!;
     // The SHA-256 challenge comes first; the MD5 one is the one this client picks.
     expect(parseDigestChallenges(header).map((c) => c.algorithm)).toEqual(['SHA-256', 'MD5']);

@@ -18,7 +18,11 @@ describe('http agent options', () => {
   });
 
   it('names the file when it cannot be read or holds no certificate', () => {
-    expect(() => buildTlsOptions({ caFile: '/nope.pem' }, () => { throw new Error('ENOENT'); })).toThrow(/EVENTS_API_CA_FILE \/nope\.pem cannot be read/);
+    expect(() =>
+      buildTlsOptions({ caFile: '/nope.pem' }, () => {
+        throw new Error('ENOENT');
+      }),
+    ).toThrow(/EVENTS_API_CA_FILE \/nope\.pem cannot be read/);
     expect(() => buildTlsOptions({ caFile: '/x.pem' }, () => 'junk')).toThrow(/holds no PEM certificate/);
   });
 

@@ -25,10 +25,29 @@ async function collect(sizes: Array<[number, boolean]>, itemsPerPage: number): P
 
 describe('windowPages', () => {
   it('asks pageNum 1, 2, … and stops after a short page', async () => {
-    expect(await collect([[3, true], [3, true], [1, true], [3, true]], 3)).toEqual([1, 2, 3]);
+    expect(
+      await collect(
+        [
+          [3, true],
+          [3, true],
+          [1, true],
+          [3, true],
+        ],
+        3,
+      ),
+    ).toEqual([1, 2, 3]);
   });
   it('stops after a full page without a next link', async () => {
-    expect(await collect([[3, true], [3, false], [3, true]], 3)).toEqual([1, 2]);
+    expect(
+      await collect(
+        [
+          [3, true],
+          [3, false],
+          [3, true],
+        ],
+        3,
+      ),
+    ).toEqual([1, 2]);
   });
   it('stops on an empty first page', async () => {
     expect(await collect([[0, false]], 3)).toEqual([1]);

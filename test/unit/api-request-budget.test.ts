@@ -9,7 +9,10 @@ const org = parseScope('org:o1');
 /** Resolves to true when the promise settles before a macrotask turn passes. */
 async function settlesNow(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return settled;
 }

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backoffDelayMs,
-  classifyStatus,
-  classifyTransportError,
-  nextDelayMs,
-  parseRetryAfterMs,
-} from '../../src/api/retry-policy.js';
+import { backoffDelayMs, classifyStatus, classifyTransportError, nextDelayMs, parseRetryAfterMs } from '../../src/api/retry-policy.js';
 
 describe('retry policy table', () => {
   it('treats 400/401/403/404 as permanent and 429/5xx as retryable', () => {
@@ -23,7 +17,16 @@ describe('retry policy table', () => {
   });
 
   it('classifies transport errors by code, looking through causes', () => {
-    for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']) {
+    for (const code of [
+      'UND_ERR_HEADERS_TIMEOUT',
+      'UND_ERR_BODY_TIMEOUT',
+      'UND_ERR_CONNECT_TIMEOUT',
+      'ECONNRESET',
+      'UND_ERR_SOCKET',
+      'EPIPE',
+      'ECONNREFUSED',
+      'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ]) {
       expect(classifyTransportError(Object.assign(new Error('x'), { code })).policy.retry).toBe(true);
     }
     const wrapped = new Error('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });

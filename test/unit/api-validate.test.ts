@@ -62,9 +62,19 @@ describe('list and error bodies', () => {
   });
 
   it('reads plain and enveloped error bodies', () => {
-    const plain = { detail: 'No group with ID abc exists.', error: 404, errorCode: 'GROUP_NOT_FOUND', parameters: ['abc'], reason: 'Not Found' };
+    const plain = {
+      detail: 'No group with ID abc exists.',
+      error: 404,
+      errorCode: 'GROUP_NOT_FOUND',
+      parameters: ['abc'],
+      reason: 'Not Found',
+    };
     expect(readErrorFields(plain)).toEqual({ status: 404, errorCode: 'GROUP_NOT_FOUND', detail: 'No group with ID abc exists.' });
-    expect(readErrorFields({ status: 404, content: plain })).toEqual({ status: 404, errorCode: 'GROUP_NOT_FOUND', detail: 'No group with ID abc exists.' });
+    expect(readErrorFields({ status: 404, content: plain })).toEqual({
+      status: 404,
+      errorCode: 'GROUP_NOT_FOUND',
+      detail: 'No group with ID abc exists.',
+    });
     expect(readErrorFields('junk')).toEqual({ status: undefined, errorCode: undefined, detail: undefined });
     expect(envelopedErrorStatus({ status: 404, content: plain })).toBe(404);
     expect(envelopedErrorStatus({ status: 200, results: [], totalCount: 0 })).toBeUndefined();

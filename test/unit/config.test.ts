@@ -99,9 +99,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { api: { privateKey: 'x' } } }) })).toThrow(
       /secrets come from the environment only/,
     );
-    expect(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { sync: { lookback: 5 } } }) })).toThrow(
-      ConfigError,
-    );
+    expect(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { sync: { lookback: 5 } } }) })).toThrow(ConfigError);
   });
 
   it('names the missing half of the key pair and missing scopes', () => {

@@ -11,8 +11,15 @@ const GROUP = 'group:600000000000000000000002';
 
 function dataset(overrides: Partial<DatasetOptions> = {}): Dataset {
   return new Dataset({
-    seed: 9, orgs: ['5f0000000000000000000001'], groups: ['600000000000000000000002'], eventsPerScope: 2000, days: 3,
-    malformedRate: 0, now: () => NOW, baseUrl: BASE, ...overrides,
+    seed: 9,
+    orgs: ['5f0000000000000000000001'],
+    groups: ['600000000000000000000002'],
+    eventsPerScope: 2000,
+    days: 3,
+    malformedRate: 0,
+    now: () => NOW,
+    baseUrl: BASE,
+    ...overrides,
   });
 }
 
@@ -22,8 +29,11 @@ const seconds = (event: ApiEvent): number => Number.parseInt((event.id as string
 function bruteForce(events: ApiEvent[], filter: { types?: string[]; minSec?: number; maxSec?: number }): ApiEvent[] {
   return events.filter((event) => {
     const sec = seconds(event);
-    return (!filter.types || filter.types.includes(event.eventTypeName as string)) &&
-      (filter.minSec === undefined || sec >= filter.minSec) && (filter.maxSec === undefined || sec <= filter.maxSec);
+    return (
+      (!filter.types || filter.types.includes(event.eventTypeName as string)) &&
+      (filter.minSec === undefined || sec >= filter.minSec) &&
+      (filter.maxSec === undefined || sec <= filter.maxSec)
+    );
   });
 }
 
@@ -43,7 +53,10 @@ describe('Dataset', () => {
         expect(event.id).toMatch(/^[0-9a-f]{24}$/);
         expect(event.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
         expect(parseIsoDate(event.created as string)?.getTime()).toBe(seconds(event) * 1000);
-        expect(event.links?.[0]).toEqual({ rel: 'self', href: `${BASE}/${scope.startsWith('org') ? 'orgs' : 'groups'}/${scope.split(':')[1]}/events/${event.id}` });
+        expect(event.links?.[0]).toEqual({
+          rel: 'self',
+          href: `${BASE}/${scope.startsWith('org') ? 'orgs' : 'groups'}/${scope.split(':')[1]}/events/${event.id}`,
+        });
         const next = events[i + 1];
         if (next) expect((event.id as string) > (next.id as string)).toBe(true);
       }
@@ -70,10 +83,45 @@ describe('Dataset', () => {
     const data = dataset();
     const events = [...data.allEvents(ORG, { includeRaw: true }), ...data.allEvents(GROUP, { includeRaw: true })];
     const seen = new Set(events.flatMap((e) => Object.keys(e)));
-    const documented = ['id', 'groupId', 'orgId', 'created', 'eventTypeName', 'alertId', 'alertConfigId', 'apiKeyId', 'publicKey',
-      'userId', 'username', 'remoteAddress', 'isGlobalAdmin', 'targetUsername', 'targetPublicKey', 'accessListEntry', 'teamId',
-      'clusterId', 'clusterName', 'hostId', 'hostname', 'port', 'replicaSetName', 'shardName', 'database', 'collection', 'opType',
-      'invoiceId', 'paymentId', 'maintenanceWindowId', 'metricName', 'currentValue', 'raw', 'links', 'diffs', 'resourceId', 'resourceType'];
+    const documented = [
+      'id',
+      'groupId',
+      'orgId',
+      'created',
+      'eventTypeName',
+      'alertId',
+      'alertConfigId',
+      'apiKeyId',
+      'publicKey',
+      'userId',
+      'username',
+      'remoteAddress',
+      'isGlobalAdmin',
+      'targetUsername',
+      'targetPublicKey',
+      'accessListEntry',
+      'teamId',
+      'clusterId',
+      'clusterName',
+      'hostId',
+      'hostname',
+      'port',
+      'replicaSetName',
+      'shardName',
+      'database',
+      'collection',
+      'opType',
+      'invoiceId',
+      'paymentId',
+      'maintenanceWindowId',
+      'metricName',
+      'currentValue',
+      'raw',
+      'links',
+      'diffs',
+      'resourceId',
+      'resourceType',
+    ];
     expect(documented.filter((field) => !seen.has(field))).toEqual([]);
     expect(new Set(events.map((e) => e.eventTypeName)).size).toBeGreaterThanOrEqual(30);
     for (const event of events) {
@@ -111,7 +159,14 @@ describe('Dataset', () => {
       const limit = rng.int(1, 120);
       const pages: ApiEvent[] = [];
       for (let offset = 0; offset <= expected.length; offset += limit) {
-        const page = data.query(GROUP, { eventTypes: filter.types, minSec: filter.minSec, maxSec: filter.maxSec, offset, limit, includeRaw: false });
+        const page = data.query(GROUP, {
+          eventTypes: filter.types,
+          minSec: filter.minSec,
+          maxSec: filter.maxSec,
+          offset,
+          limit,
+          includeRaw: false,
+        });
         expect(page.totalCount).toBe(expected.length);
         pages.push(...page.results);
       }
@@ -138,12 +193,18 @@ describe('Dataset', () => {
     expect(burst.every((e) => e.created === all[1000]?.created && e.eventTypeName === 'BRAND_NEW_TYPE')).toBe(true);
     expect(data.count(GROUP)).toBe(2010);
     const merged = data.allEvents(GROUP);
-    const sorted = [...merged].sort((x, y) => (seconds(y) - seconds(x)) || ((y.id as string) > (x.id as string) ? 1 : -1));
+    const sorted = [...merged].sort((x, y) => seconds(y) - seconds(x) || ((y.id as string) > (x.id as string) ? 1 : -1));
     expect(merged.map((e) => e.id)).toEqual(sorted.map((e) => e.id));
-    expect(data.query(GROUP, { eventTypes: ['BRAND_NEW_TYPE'], offset: 0, limit: 100, includeRaw: false }).results.map((e) => e.id))
-      .toEqual([...burst].reverse().map((e) => e.id));
+    expect(
+      data.query(GROUP, { eventTypes: ['BRAND_NEW_TYPE'], offset: 0, limit: 100, includeRaw: false }).results.map((e) => e.id),
+    ).toEqual([...burst].reverse().map((e) => e.id));
     const window = data.query(GROUP, { minSec: middle, maxSec: middle, offset: 2, limit: 3, includeRaw: false });
-    expect(window.results.map((e) => e.id)).toEqual(merged.filter((e) => seconds(e) === middle).slice(2, 5).map((e) => e.id));
+    expect(window.results.map((e) => e.id)).toEqual(
+      merged
+        .filter((e) => seconds(e) === middle)
+        .slice(2, 5)
+        .map((e) => e.id),
+    );
     expect(data.validIds(GROUP).size).toBe(2010);
   });
 

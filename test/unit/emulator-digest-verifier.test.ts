@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DIGEST_REALM, DigestVerifier, digestResponse, parseDigestAuthorization,
-} from '../../src/emulator/digest-verifier.js';
+import { DIGEST_REALM, DigestVerifier, digestResponse, parseDigestAuthorization } from '../../src/emulator/digest-verifier.js';
 
 const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 const USER = 'abcdefgh';
@@ -18,25 +16,53 @@ function setup(ttlSeconds = 60) {
   return { verifier, advance: (ms: number) => (clock += ms) };
 }
 
-function header(fields: { nonce: string; nc?: string; uri?: string; password?: string; username?: string; realm?: string; qop?: string; algorithm?: string }): string {
+function header(fields: {
+  nonce: string;
+  nc?: string;
+  uri?: string;
+  password?: string;
+  username?: string;
+  realm?: string;
+  qop?: string;
+  algorithm?: string;
+}): string {
   const nc = fields.nc ?? '00000001';
   const uri = fields.uri ?? URI;
   const username = fields.username ?? USER;
   const realm = fields.realm ?? DIGEST_REALM;
   const qop = fields.qop ?? 'auth';
   const response = digestResponse({
-    username, password: fields.password ?? PASSWORD, realm, method: 'GET', uri, nonce: fields.nonce, nc, cnonce: 'c0ffee', qop,
+    username,
+    password: fields.password ?? PASSWORD,
+    realm,
+    method: 'GET',
+    uri,
+    nonce: fields.nonce,
+    nc,
+    cnonce: 'c0ffee',
+    qop,
   });
-  return `Digest username="${username}", realm="${realm}", nonce="${fields.nonce}", uri="${uri}", ` +
-    `algorithm=${fields.algorithm ?? 'MD5'}, response="${response}", qop=${qop}, nc=${nc}, cnonce="c0ffee"`;
+  return (
+    `Digest username="${username}", realm="${realm}", nonce="${fields.nonce}", uri="${uri}", ` +
+    `algorithm=${fields.algorithm ?? 'MD5'}, response="${response}", qop=${qop}, nc=${nc}, cnonce="c0ffee"`
+  );
 }
 
 describe('digestResponse', () => {
   it('matches the worked example of RFC 2617 section 3.5', () => {
-    expect(digestResponse({
-      username: 'Mufasa', password: 'Circle Of Life', realm: 'testrealm@host.com', method: 'GET', uri: '/dir/index.html',
-      nonce: 'dcd98b7102dd2f0e8b11d0f600bfb0c093', nc: '00000001', cnonce: '0a4f113b', qop: 'auth',
-    })).toBe('6629fae49393a05397450978507c4ef1');
+    expect(
+      digestResponse({
+        username: 'Mufasa',
+        password: 'Circle Of Life',
+        realm: 'testrealm@host.com',
+        method: 'GET',
+        uri: '/dir/index.html',
+        nonce: 'dcd98b7102dd2f0e8b11d0f600bfb0c093',
+        nc: '00000001',
+        cnonce: '0a4f113b',
+        qop: 'auth',
+      }),
+    ).toBe('6629fae49393a05397450978507c4ef1');
   });
 });
 

@@ -26,7 +26,12 @@ describe('ScopeEventStore', () => {
         const types = rng.chance(0.5) ? [rng.int(0, 6), rng.int(0, 6)] : undefined;
         const minSec = rng.chance(0.5) ? 1000 + rng.int(-30, 300) : undefined;
         const maxSec = rng.chance(0.5) ? (minSec ?? 1000) + rng.int(0, 200) : undefined;
-        const expected = sorted.filter((r) => (!types || types.includes(r.type)) && (minSec === undefined || r.created >= minSec) && (maxSec === undefined || r.created <= maxSec));
+        const expected = sorted.filter(
+          (r) =>
+            (!types || types.includes(r.type)) &&
+            (minSec === undefined || r.created >= minSec) &&
+            (maxSec === undefined || r.created <= maxSec),
+        );
         const offset = rng.int(0, expected.length + 5);
         const limit = rng.int(1, 50);
         const result = s.query({ types, minSec, maxSec, offset, limit });

@@ -7,7 +7,11 @@ import { canReadGroup, canReadOrg, keysFileSchema, type ApiKeyGrant } from '../.
 describe('FaultInjector', () => {
   it('meters each scope with a token bucket that refills per minute', () => {
     let clock = 0;
-    const faults = new FaultInjector({ rateLimitPerMinute: 3 }, () => clock, () => 0.99);
+    const faults = new FaultInjector(
+      { rateLimitPerMinute: 3 },
+      () => clock,
+      () => 0.99,
+    );
     expect(['a', 'a', 'a', 'a'].map((s) => faults.decide(s))).toEqual(['none', 'none', 'none', 'rateLimited']);
     expect(faults.decide('b')).toBe('none');
     clock += 20_000; // one token back
@@ -18,7 +22,11 @@ describe('FaultInjector', () => {
 
   it('decides drop, 429 and 5xx from the random source, and cut bodies', () => {
     let next = 0;
-    const faults = new FaultInjector({ dropRate: 0.1, rate429: 0.1, rate5xx: 0.1, cutBodyRate: 0.5 }, () => 0, () => next);
+    const faults = new FaultInjector(
+      { dropRate: 0.1, rate429: 0.1, rate5xx: 0.1, cutBodyRate: 0.5 },
+      () => 0,
+      () => next,
+    );
     next = 0.05;
     expect(faults.decide('s')).toBe('drop');
     faults.set({ dropRate: 0 });
@@ -46,7 +54,8 @@ describe('key roles', () => {
   const key = (roles: ApiKeyGrant['roles']): ApiKeyGrant => ({ publicKey: 'p', privateKey: 'k', roles });
 
   it('lets org read roles read the org feed, but not billing admin alone', () => {
-    for (const roleName of ['ORG_OWNER', 'ORG_MEMBER', 'ORG_READ_ONLY', 'ORG_GROUP_CREATOR']) expect(canReadOrg(key([{ orgId: 'o', roleName }]), 'o')).toBe(true);
+    for (const roleName of ['ORG_OWNER', 'ORG_MEMBER', 'ORG_READ_ONLY', 'ORG_GROUP_CREATOR'])
+      expect(canReadOrg(key([{ orgId: 'o', roleName }]), 'o')).toBe(true);
     expect(canReadOrg(key([{ orgId: 'o', roleName: 'ORG_BILLING_ADMIN' }]), 'o')).toBe(false);
     expect(canReadOrg(key([{ orgId: 'x', roleName: 'ORG_OWNER' }]), 'o')).toBe(false);
     expect(canReadOrg(key([{ groupId: 'o', roleName: 'GROUP_OWNER' }]), 'o')).toBe(false);
@@ -61,7 +70,16 @@ describe('key roles', () => {
   });
 
   it('validates a keys file: role names, one of orgId/groupId, unique public keys', () => {
-    const good = [{ publicKey: 'a', privateKey: 'b', roles: [{ orgId: 'o', roleName: 'ORG_MEMBER' }, { groupId: 'g', roleName: 'GROUP_READ_ONLY' }] }];
+    const good = [
+      {
+        publicKey: 'a',
+        privateKey: 'b',
+        roles: [
+          { orgId: 'o', roleName: 'ORG_MEMBER' },
+          { groupId: 'g', roleName: 'GROUP_READ_ONLY' },
+        ],
+      },
+    ];
     expect(keysFileSchema.safeParse(good).success).toBe(true);
     expect(keysFileSchema.safeParse([{ ...good[0], roles: [{ orgId: 'o', roleName: 'GROUP_OWNER' }] }]).success).toBe(false);
     expect(keysFileSchema.safeParse([{ ...good[0], roles: [{ orgId: 'o', groupId: 'g', roleName: 'ORG_OWNER' }] }]).success).toBe(false);
@@ -71,16 +89,52 @@ describe('key roles', () => {
 });
 
 describe('emulator command flags', () => {
-  const base = { host: '127.0.0.1', port: '0', seed: '1', org: [], group: [], eventsPerScope: '10', days: '1', liveRate: '0', nonceTtlSeconds: '60' };
+  const base = {
+    host: '127.0.0.1',
+    port: '0',
+    seed: '1',
+    org: [],
+    group: [],
+    eventsPerScope: '10',
+    days: '1',
+    liveRate: '0',
+    nonceTtlSeconds: '60',
+  };
 
   it('turns flags into options', () => {
     const options = emulatorOptionsFromFlags({
-      ...base, org: ['o1'], group: ['g1', 'g2'], fault429Rate: '0.5', faultRetryAfter: '3', fault5xxRate: '0.1', faultDropRate: '0',
-      faultCutBodyRate: '0.2', latencyMs: '5', lateEventsSeconds: '90', rateLimitPerMinute: '100', malformedRate: '0.01',
+      ...base,
+      org: ['o1'],
+      group: ['g1', 'g2'],
+      fault429Rate: '0.5',
+      faultRetryAfter: '3',
+      fault5xxRate: '0.1',
+      faultDropRate: '0',
+      faultCutBodyRate: '0.2',
+      latencyMs: '5',
+      lateEventsSeconds: '90',
+      rateLimitPerMinute: '100',
+      malformedRate: '0.01',
     });
     expect(options).toMatchObject({
-      port: 0, seed: 1, orgs: ['o1'], groups: ['g1', 'g2'], eventsPerScope: 10, days: 1, nonceTtlSeconds: 60,
-      faults: { rate429: 0.5, retryAfterSeconds: 3, rate5xx: 0.1, dropRate: 0, cutBodyRate: 0.2, latencyMs: 5, lateEventsMaxSeconds: 90, rateLimitPerMinute: 100, malformedRate: 0.01 },
+      port: 0,
+      seed: 1,
+      orgs: ['o1'],
+      groups: ['g1', 'g2'],
+      eventsPerScope: 10,
+      days: 1,
+      nonceTtlSeconds: 60,
+      faults: {
+        rate429: 0.5,
+        retryAfterSeconds: 3,
+        rate5xx: 0.1,
+        dropRate: 0,
+        cutBodyRate: 0.2,
+        latencyMs: 5,
+        lateEventsMaxSeconds: 90,
+        rateLimitPerMinute: 100,
+        malformedRate: 0.01,
+      },
     });
     expect(emulatorOptionsFromFlags(base).orgs).toBeUndefined();
   });

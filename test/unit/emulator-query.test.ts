@@ -11,20 +11,43 @@ function codeOf(query: string): string | undefined {
   } catch (error) {
     expect(error).toBeInstanceOf(EmulatorHttpError);
     const http = error as EmulatorHttpError;
-    expect(http.body()).toEqual({ detail: expect.any(String), error: 400, errorCode: http.errorCode, parameters: expect.any(Array), reason: 'Bad Request' });
+    expect(http.body()).toEqual({
+      detail: expect.any(String),
+      error: 400,
+      errorCode: http.errorCode,
+      parameters: expect.any(Array),
+      reason: 'Bad Request',
+    });
     return http.errorCode;
   }
 }
 
 describe('parseListParams', () => {
   it('applies the documented defaults', () => {
-    expect(parse('')).toEqual({ eventTypes: undefined, includeRaw: false, minSec: undefined, maxSec: undefined, pageNum: 1, itemsPerPage: 100, pretty: false });
+    expect(parse('')).toEqual({
+      eventTypes: undefined,
+      includeRaw: false,
+      minSec: undefined,
+      maxSec: undefined,
+      pageNum: 1,
+      itemsPerPage: 100,
+      pretty: false,
+    });
   });
 
   it('reads repeated eventType, booleans in any case, inclusive dates and paging', () => {
-    expect(parse('eventType=A_B&eventType=C&includeRaw=TRUE&pretty=false&minDate=2026-11-01&maxDate=2026-11-01T00:00:05Z&pageNum=3&itemsPerPage=500')).toEqual({
-      eventTypes: ['A_B', 'C'], includeRaw: true, pretty: false, pageNum: 3, itemsPerPage: 500,
-      minSec: Date.UTC(2026, 10, 1) / 1000, maxSec: Date.UTC(2026, 10, 1) / 1000 + 5,
+    expect(
+      parse(
+        'eventType=A_B&eventType=C&includeRaw=TRUE&pretty=false&minDate=2026-11-01&maxDate=2026-11-01T00:00:05Z&pageNum=3&itemsPerPage=500',
+      ),
+    ).toEqual({
+      eventTypes: ['A_B', 'C'],
+      includeRaw: true,
+      pretty: false,
+      pageNum: 3,
+      itemsPerPage: 500,
+      minSec: Date.UTC(2026, 10, 1) / 1000,
+      maxSec: Date.UTC(2026, 10, 1) / 1000 + 5,
     });
     expect(parse('minDate=2026-11-01T02:00:00%2B02:00').minSec).toBe(Date.UTC(2026, 10, 1) / 1000);
   });

@@ -19,7 +19,13 @@ const alertNames = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1]!
 function anchors(markdown: string): Set<string> {
   const found = new Set<string>();
   for (const match of markdown.matchAll(/^#{1,6} (.+)$/gm)) {
-    found.add(match[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    found.add(
+      match[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    );
   }
   return found;
 }
@@ -46,7 +52,8 @@ describe('alert rules', () => {
     const known = anchors(readme);
     for (const block of blocks) {
       const name = block.split('\n')[0]!;
-      for (const key of ['summary', 'description', 'threshold', 'runbook']) expect(block, `${name} lacks ${key}`).toMatch(new RegExp(`^\\s+${key}: `, 'm'));
+      for (const key of ['summary', 'description', 'threshold', 'runbook'])
+        expect(block, `${name} lacks ${key}`).toMatch(new RegExp(`^\\s+${key}: `, 'm'));
       const links = [...block.matchAll(/README\.md#([\w-]+)/g)].map((m) => m[1]!);
       expect(links.length, `${name} runbook`).toBeGreaterThan(0);
       for (const link of links) expect(known.has(link), `${name}: README.md#${link} is no README heading`).toBe(true);
@@ -58,8 +65,14 @@ describe('alert rules', () => {
     const evaluations = ruleTests.split(/- eval_time: /).slice(1);
     for (const name of alertNames) {
       const mine = evaluations.filter((e) => new RegExp(`alertname: ${name}\\n`).test(e));
-      expect(mine.some((e) => /exp_alerts: \[\]/.test(e)), `${name} never tested quiet`).toBe(true);
-      expect(mine.some((e) => /exp_alerts:\n\s+- exp_labels:/.test(e)), `${name} never tested firing`).toBe(true);
+      expect(
+        mine.some((e) => /exp_alerts: \[\]/.test(e)),
+        `${name} never tested quiet`,
+      ).toBe(true);
+      expect(
+        mine.some((e) => /exp_alerts:\n\s+- exp_labels:/.test(e)),
+        `${name} never tested firing`,
+      ).toBe(true);
     }
   });
 });
@@ -69,8 +82,14 @@ describe('dashboards', () => {
     for (const file of ['operations.json', 'events.json']) {
       const dashboard = readDashboard(file);
       const text = JSON.stringify(dashboard.panels);
-      expect([...text.matchAll(/"uid":"([^"]+)"/g)].map((m) => m[1]).every((uid) => uid === '${datasource}'), file).toBe(true);
-      expect(dashboard.templating.list.map((v) => v.name), file).toEqual(expect.arrayContaining(['datasource', 'scope']));
+      expect(
+        [...text.matchAll(/"uid":"([^"]+)"/g)].map((m) => m[1]).every((uid) => uid === '${datasource}'),
+        file,
+      ).toBe(true);
+      expect(
+        dashboard.templating.list.map((v) => v.name),
+        file,
+      ).toEqual(expect.arrayContaining(['datasource', 'scope']));
     }
     for (const query of dashboardQueries(readDashboard('operations.json'))) {
       if (/events_mirror_(scope|reconcile)_\w+/.test(query.text) && !query.where.startsWith('variable')) {

@@ -62,9 +62,15 @@ describe('sync metrics', () => {
     metrics.recordJob('poll', 'succeeded', 0.1, 'org:def');
     metrics.recordJob('poll', 'failed_permanent', 0.1);
 
-    expect(await value(registry, 'events_mirror_scope_checkpoint_timestamp_seconds', { scope: 'group:abc' })).toBe(Date.parse('2026-11-01T00:00:00Z') / 1000);
-    expect(await value(registry, 'events_mirror_scope_failures_total', { scope: 'group:abc', job_name: 'poll', kind: 'permanent' })).toBe(2);
-    expect(await value(registry, 'events_mirror_scope_failures_total', { scope: 'org:def', job_name: 'backfill-window', kind: 'transient' })).toBe(1);
+    expect(await value(registry, 'events_mirror_scope_checkpoint_timestamp_seconds', { scope: 'group:abc' })).toBe(
+      Date.parse('2026-11-01T00:00:00Z') / 1000,
+    );
+    expect(await value(registry, 'events_mirror_scope_failures_total', { scope: 'group:abc', job_name: 'poll', kind: 'permanent' })).toBe(
+      2,
+    );
+    expect(
+      await value(registry, 'events_mirror_scope_failures_total', { scope: 'org:def', job_name: 'backfill-window', kind: 'transient' }),
+    ).toBe(1);
     expect(await value(registry, 'events_mirror_jobs_total', { job: 'poll', outcome: 'failed_permanent' })).toBe(3);
     // Successes are not failures: no series for them.
     expect(await registry.metrics()).not.toMatch(/events_mirror_scope_failures_total\{[^}]*scope="org:def",job_name="poll"/);

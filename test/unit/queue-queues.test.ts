@@ -43,7 +43,10 @@ describe('queue payloads', () => {
   it('refuse a malformed payload', () => {
     expect(pollJobSchema.safeParse({ scope: 'cluster:x', eventTypes: [], includeRaw: false }).success).toBe(false);
     expect(pollJobSchema.safeParse({ scope: 'org:x', eventTypes: [], includeRaw: false, privateKey: 'x' }).success).toBe(false);
-    expect(backfillJobSchema.safeParse({ scope: 'org:x', eventTypes: [], includeRaw: false, minDate: 'yesterday', maxDate: '2026-11-01' }).success).toBe(false);
+    expect(
+      backfillJobSchema.safeParse({ scope: 'org:x', eventTypes: [], includeRaw: false, minDate: 'yesterday', maxDate: '2026-11-01' })
+        .success,
+    ).toBe(false);
   });
 });
 

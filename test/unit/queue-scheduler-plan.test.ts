@@ -38,7 +38,11 @@ describe('planSchedulers', () => {
   });
 
   it('removes schedulers of scopes no longer configured, and only ours', () => {
-    const found = [...wanted.map((w) => asFound(w)), { key: 'poll.group.gone', name: POLL_JOB, every: 60_000 }, { key: 'nightly-report', name: 'report' }];
+    const found = [
+      ...wanted.map((w) => asFound(w)),
+      { key: 'poll.group.gone', name: POLL_JOB, every: 60_000 },
+      { key: 'nightly-report', name: 'report' },
+    ];
     const plan = planSchedulers(wanted, found);
     expect(plan.remove).toEqual(['poll.group.gone']);
     expect(plan.upsert).toEqual([]);

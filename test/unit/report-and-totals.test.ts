@@ -22,8 +22,20 @@ describe('formatCompletion', () => {
 
 describe('renderTable', () => {
   it('pads columns, right-aligns numbers and formats them', () => {
-    const text = renderTable(['scope', 'events'], [['org:a', 1234], ['group:long-name', 5]]);
-    expect(text.split('\n')).toEqual(['scope            events', '---------------  ------', 'org:a             1,234', 'group:long-name       5', '']);
+    const text = renderTable(
+      ['scope', 'events'],
+      [
+        ['org:a', 1234],
+        ['group:long-name', 5],
+      ],
+    );
+    expect(text.split('\n')).toEqual([
+      'scope            events',
+      '---------------  ------',
+      'org:a             1,234',
+      'group:long-name       5',
+      '',
+    ]);
   });
 });
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseScope } from '../../src/scope.js';
-import { EVENT_ROW_COLUMNS, MISSING_EVENT_TYPE, TEXT_FIELD_COLUMNS, dedupeById, toColumnParameters, toEventRow } from '../../src/warehouse/event-row.js';
+import {
+  EVENT_ROW_COLUMNS,
+  MISSING_EVENT_TYPE,
+  TEXT_FIELD_COLUMNS,
+  dedupeById,
+  toColumnParameters,
+  toEventRow,
+} from '../../src/warehouse/event-row.js';
 import {
   GROUP_ID,
   ORG_ID,
@@ -46,15 +53,30 @@ describe('toEventRow', () => {
 
   it('fills user, data explorer, API key and invoice columns', () => {
     expect(toEventRow(group, toValid(dataExplorer))).toMatchObject({
-      user_id: 'user-1', username: 'ada@example.test', remote_address: '203.0.113.7', is_global_admin: false,
-      database: 'sales', collection: 'orders', op_type: 'find', api_key_id: null, public_key: null,
+      user_id: 'user-1',
+      username: 'ada@example.test',
+      remote_address: '203.0.113.7',
+      is_global_admin: false,
+      database: 'sales',
+      collection: 'orders',
+      op_type: 'find',
+      api_key_id: null,
+      public_key: null,
     });
     expect(toEventRow(group, toValid(apiKeyAction))).toMatchObject({
-      api_key_id: 'api-key-1', public_key: 'abcdefgh', target_public_key: 'ijklmnop',
-      access_list_entry: '192.0.2.0/24', team_id: 'team-1', user_id: null,
+      api_key_id: 'api-key-1',
+      public_key: 'abcdefgh',
+      target_public_key: 'ijklmnop',
+      access_list_entry: '192.0.2.0/24',
+      team_id: 'team-1',
+      user_id: null,
     });
     expect(toEventRow(org, toValid(invoiceClosed))).toMatchObject({
-      org_id: ORG_ID, group_id: null, invoice_id: 'invoice-1', payment_id: 'payment-1', maintenance_window_id: 'maintenance-1',
+      org_id: ORG_ID,
+      group_id: null,
+      invoice_id: 'invoice-1',
+      payment_id: 'payment-1',
+      maintenance_window_id: 'maintenance-1',
     });
   });
 
