@@ -86,7 +86,14 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop('SIGTERM').catch(() => p.stop('SIGKILL').catch(() => undefined))));
+    const stopOne = async (p: (typeof processes)[number]): Promise<void> => {
+      try {
+        await p.stop('SIGTERM');
+      } catch {
+        await p.stop('SIGKILL').catch(() => undefined);
+      }
+    };
+    await Promise.all(processes.map(stopOne));
     await prometheus?.stop();
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     try {
