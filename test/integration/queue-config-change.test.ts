@@ -72,7 +72,9 @@ describe('a configuration change reaches the job schedulers', () => {
     const once = await runCli(['scheduler', '--once'], envWith([B, C]));
     expect(once.code, once.stderr).toBe(0);
     expect(once.stdout).toContain('1 added, 0 updated, 1 removed, 1 unchanged');
-    scheduler = startCli('scheduler 2', ['scheduler'], envWith([B, C]));
+    scheduler = startCli('scheduler 2', ['scheduler'], { ...envWith([B, C]), LOG_LEVEL: 'info' });
+    // Its signal handlers are in place once it says it is keeping the scopes; a SIGTERM before that kills it.
+    await waitFor('scheduler 2 running', () => Promise.resolve(scheduler!.output().includes('scheduler keeping 2 scopes')));
     expect(await schedulerIds()).toEqual(['poll.group.6a0000000000000000000092', 'poll.group.6a0000000000000000000093']);
 
     const changed = new Date();

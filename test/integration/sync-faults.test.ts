@@ -18,9 +18,9 @@ describe('sync with every client fault switched on at once', () => {
         days: 3,
         nonceTtlSeconds: 1,
         faults: {
-          rate429: 0.05,
+          rate429: 0.1,
           retryAfterSeconds: 1,
-          rate5xx: 0.05,
+          rate5xx: 0.1,
           dropRate: 0.04,
           cutBodyRate: 0.04,
           latencyMs: 3,
