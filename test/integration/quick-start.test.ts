@@ -38,5 +38,9 @@ describe('README quick start', () => {
     ]) {
       expect(run.stdout).toContain(heading);
     }
+    // The README's commands are `npx events-mirror …`: npm ci built the bin through `prepare`.
+    const help = spawnSync('npx', ['--no-install', 'events-mirror', '--help'], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/Usage: events-mirror/);
   }, 300_000);
 });
