@@ -86,6 +86,17 @@ const configSchema = z
       .object({ pollIntervalSeconds: positiveInt.default(60) })
       .strict()
       .prefault({}),
+    reconcile: z
+      .object({
+        /** Default range of `reconcile`: this many days up to each scope's checkpoint. */
+        days: positiveInt.default(7),
+        /** Scheduled reconcile of every scope; 0 turns it off. */
+        intervalSeconds: nonNegativeInt.default(21_600),
+        /** A differing window at most this many pages deep is re-read; a deeper one is split first. */
+        reReadPages: positiveInt.default(4),
+      })
+      .strict()
+      .prefault({}),
     worker: z
       .object({
         concurrency: positiveInt.default(4),
@@ -153,6 +164,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_LOOKBACK_SECONDS', path: ['sync', 'lookbackSeconds'], kind: 'int' },
   { name: 'EVENTS_SYNC_CONCURRENCY', path: ['sync', 'concurrency'], kind: 'int' },
   { name: 'EVENTS_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pollIntervalSeconds'], kind: 'int' },
+  { name: 'EVENTS_RECONCILE_DAYS', path: ['reconcile', 'days'], kind: 'int' },
+  { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
   { name: 'WORKER_CONCURRENCY', path: ['worker', 'concurrency'], kind: 'int' },
   { name: 'METRICS_PORT', path: ['worker', 'metricsPort'], kind: 'int' },
   { name: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },

@@ -5,6 +5,7 @@ import { EXIT_USAGE } from './commands/context.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerReconcileCommand } from './commands/reconcile.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerMigrateCommand(program);
   registerSyncCommand(program);
   registerBackfillCommand(program);
+  registerReconcileCommand(program);
   registerStatusCommand(program);
   registerDemoCommand(program);
   registerSchedulerCommand(program);

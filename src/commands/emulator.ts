@@ -29,6 +29,7 @@ interface EmulatorFlags {
   faultCutBodyRate?: string;
   latencyMs?: string;
   lateEventsSeconds?: string;
+  retentionDays?: string;
   rateLimitPerMinute?: string;
   malformedRate?: string;
 }
@@ -85,6 +86,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     keys: flags.keys === undefined ? undefined : loadKeysFile(flags.keys),
     liveRatePerSecond: decimal('live-rate', flags.liveRate, 0, 10_000),
     nonceTtlSeconds: integer('nonce-ttl-seconds', flags.nonceTtlSeconds, 1, 86_400),
+    ...(flags.retentionDays !== undefined ? { retentionDays: decimal('retention-days', flags.retentionDays, 0.001, 3650) } : {}),
     faults,
   };
 }
@@ -125,6 +127,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--latency-ms <ms>', 'delay added before each answer')
     .option('--late-events-seconds <n>', 'live events are created up to N seconds in the past')
     .option('--rate-limit-per-minute <n>', 'per-scope request budget per minute, 429 beyond (0 = off)')
+    .option('--retention-days <n>', 'events older than N days leave the feed, as the service drops them (default: kept)')
     .option('--malformed-rate <p>', 'share of generated and live events that are malformed (0..1)')
     .action(
       action(async (flags: EmulatorFlags) => {

@@ -1,7 +1,6 @@
 /** `events-mirror sync [--once]`: every configured scope from its checkpoint to now, in-process. */
 import type { Command } from 'commander';
-import { requireApiCredentials, requireScopes, scopeSettings, type Config } from '../config.js';
-import { UsageError } from '../errors.js';
+import { requireApiCredentials } from '../config.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
 import { listenForShutdown } from '../shutdown-signals.js';
@@ -10,6 +9,7 @@ import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
 import { collectScopes, positiveInt } from './options.js';
+import { selectScopes } from './select-scopes.js';
 
 interface SyncOptions {
   once?: boolean;
@@ -51,16 +51,6 @@ async function runSync(options: SyncOptions): Promise<number> {
     shutdown.dispose();
     await runtime.close();
   }
-}
-
-function selectScopes(config: Config, chosen: Scope[] | undefined) {
-  if (!chosen || chosen.length === 0) return requireScopes(config);
-  const known = new Set(config.scopes.map((s) => s.scope.key));
-  const unknown = chosen.filter((s) => !known.has(s.key));
-  if (unknown.length > 0 && config.scopes.length > 0) {
-    throw new UsageError(`--scope ${unknown.map((s) => s.key).join(', ')} is not configured: add it to EVENTS_SCOPES or drop the flag`);
-  }
-  return chosen.map((scope) => scopeSettings(config, scope));
 }
 
 /** Skipped scopes are being synced by another runner right now: not a failure. */

@@ -62,6 +62,7 @@ export class Dataset {
   private readonly typeIndex = new Map<string, number>(this.typeNames.map((name, i) => [name, i]));
   private readonly groupOrg = new Map<string, string>();
   private readonly liveRng: Rng;
+  private retentionSeconds: number | undefined;
   private base: string;
 
   constructor(private readonly options: DatasetOptions) {
@@ -129,8 +130,20 @@ export class Dataset {
     return ids;
   }
 
+  /**
+   * Events created more than `days` ago leave the feed, as the service's retention drops them
+   * (undefined keeps everything). Tests use it to make the API list fewer events than a mirror holds.
+   */
+  setRetentionDays(days: number | undefined): void {
+    this.retentionSeconds = days === undefined ? undefined : Math.round(days * 86_400);
+  }
+
   query(scopeKey: string, query: DatasetQuery): { totalCount: number; results: ApiEvent[] } {
     const { store } = this.data(scopeKey);
+    if (this.retentionSeconds !== undefined) {
+      const oldest = Math.floor(this.options.now() / 1000) - this.retentionSeconds;
+      query = { ...query, minSec: Math.max(query.minSec ?? oldest, oldest) };
+    }
     const types = query.eventTypes?.flatMap((name) => {
       const index = this.typeIndex.get(name);
       return index === undefined ? [] : [index];

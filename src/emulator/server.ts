@@ -51,6 +51,8 @@ export interface EmulatorOptions {
   liveRatePerSecond?: number;
   nonceTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
+  /** Events older than this many days leave the feed (the service's retention); default: none. */
+  retentionDays?: number;
   now?: () => number;
   logger?: Logger;
 }
@@ -106,6 +108,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     days: options.days ?? DEFAULT_DAYS,
     malformedRate: faults.options.malformedRate,
   });
+  if (options.retentionDays !== undefined) dataset.setRetentionDays(options.retentionDays);
   const keys = options.keys ?? [generateDefaultKey(orgs, groups)];
   const keyByPublic = new Map(keys.map((key) => [key.publicKey, key]));
   const verifier = new DigestVerifier({

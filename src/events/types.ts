@@ -121,4 +121,9 @@ export interface ValidEvent {
 export interface RejectedEvent {
   readonly reason: string;
   readonly payload: unknown;
+  /**
+   * The created times of the valid events listed just before (newer) and after (older) it: pages
+   * are newest first, so its real created time lies between them even when its own is unreadable.
+   */
+  readonly listedBetween?: { readonly newer?: Date; readonly older?: Date };
 }

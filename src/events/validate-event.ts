@@ -34,13 +34,23 @@ export function validateEvent(value: unknown): EventCheck {
   return { ok: true, event: { id: parsed.data.id, created, payload: value as ApiEvent } };
 }
 
+/** Validates a page (newest first); each rejected event is placed between its valid neighbours. */
 export function validateEvents(results: readonly unknown[]): { events: ValidEvent[]; rejected: RejectedEvent[] } {
+  const checks = results.map(validateEvent);
   const events: ValidEvent[] = [];
   const rejected: RejectedEvent[] = [];
-  for (const item of results) {
-    const check = validateEvent(item);
-    if (check.ok) events.push(check.event);
-    else rejected.push(check.rejected);
-  }
+  let newer: Date | undefined;
+  checks.forEach((check, position) => {
+    if (check.ok) {
+      events.push(check.event);
+      newer = check.event.created;
+      return;
+    }
+    const next = checks.slice(position + 1).find((later) => later.ok);
+    const older = next?.ok ? next.event.created : undefined;
+    rejected.push(
+      newer || older ? { ...check.rejected, listedBetween: { ...(newer ? { newer } : {}), ...(older ? { older } : {}) } } : check.rejected,
+    );
+  });
   return { events, rejected };
 }

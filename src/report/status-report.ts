@@ -1,4 +1,5 @@
 /** The table `status` prints: every configured scope, and any scope the warehouse holds. */
+import type { LastReconcile } from '../warehouse/reconcile.repository.js';
 import type { SyncState } from '../warehouse/state.repository.js';
 import { formatTimestamp } from '../time.js';
 import { formatDuration, renderTable } from './table.js';
@@ -6,6 +7,7 @@ import { formatDuration, renderTable } from './table.js';
 export interface StatusInput {
   readonly states: readonly SyncState[];
   readonly counts: ReadonlyMap<string, number>;
+  readonly reconciles?: ReadonlyMap<string, LastReconcile>;
   readonly configured: readonly string[];
   readonly now: Date;
 }
@@ -24,7 +26,16 @@ export function renderStatus(input: StatusInput): string {
       state?.consecutiveFailures ?? 0,
       state?.lastError ?? '-',
       input.counts.get(scope) ?? 0,
+      describeReconcile(input.reconciles?.get(scope)),
     ];
   });
-  return renderTable(['scope', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events'], rows);
+  return renderTable(['scope', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'], rows);
+}
+
+/** `recovered 12 at 2026-11-24T06:00:00Z`, `consistent at …`, `running since …`. */
+function describeReconcile(last: LastReconcile | undefined): string {
+  if (!last) return '-';
+  if (last.result === 'running' || !last.finishedAt) return `running since ${formatTimestamp(last.startedAt)}`;
+  const what = last.result === 'recovered' ? `recovered ${last.eventsRecovered}` : last.result;
+  return `${what} at ${formatTimestamp(last.finishedAt)}`;
 }

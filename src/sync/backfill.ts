@@ -49,17 +49,20 @@ export async function backfillScope(
   return { windowsTotal: windows.length, windowsDone, windowsSkipped, totals };
 }
 
-/** One backfill window under the scope's lock; waits for the lock while another runner has it. */
+/**
+ * One window re-read under the scope's lock, checkpoint untouched; waits for the lock while another
+ * runner has it. Backfills and reconcile's re-reads both come through here.
+ */
 export async function backfillWindow(
   ctx: SyncContext,
   scope: ScopeSettings,
   window: TimeWindow,
-  options: Pick<BackfillOptions, 'lockRetryMs' | 'jobId'> = {},
+  options: Pick<BackfillOptions, 'lockRetryMs' | 'jobId'> & { readonly mode?: 'backfill' | 'reconcile' } = {},
 ): Promise<SyncTotals> {
   const release = await waitForLock(ctx, scope.scope.key, options.lockRetryMs ?? 1000);
   try {
     return await runWindow(ctx, scope, window, {
-      mode: 'backfill',
+      mode: options.mode ?? 'backfill',
       advanceCheckpoint: false,
       ...(options.jobId ? { jobId: options.jobId } : {}),
     });

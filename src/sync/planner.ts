@@ -87,6 +87,22 @@ export function splitWindow(window: TimeWindow): [TimeWindow, TimeWindow] | unde
   ];
 }
 
+/**
+ * Halves a window into two that share no second, [min, mid − 1 s] and [mid, max], so the count of
+ * the right half is the parent's count minus the left's (created times are whole seconds).
+ * Returns undefined for a window shorter than two seconds.
+ */
+export function splitWindowDisjoint(window: TimeWindow): [TimeWindow, TimeWindow] | undefined {
+  const min = window.minDate.getTime();
+  const max = window.maxDate.getTime();
+  if (max - min < 2 * SECOND) return undefined;
+  const mid = floorToSecond(min + (max - min) / 2 + SECOND / 2);
+  return [
+    { minDate: window.minDate, maxDate: new Date(mid - SECOND) },
+    { minDate: new Date(mid), maxDate: window.maxDate },
+  ];
+}
+
 /** Whether a window whose first page reports `totalCount` needs more pages than allowed. */
 export function isTooDeep(totalCount: number, itemsPerPage: number, maxPages: number): boolean {
   return Math.ceil(totalCount / itemsPerPage) > maxPages;

@@ -99,7 +99,7 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     next = isLast || halves ? NO_MORE_PAGES : fetchAhead(pages);
     // The first page of a window about to be split still lands: its events are valid, only the
     // checkpoint waits for the halves.
-    await landPage(ctx, scope, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
+    await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
     checkpointed ||= isLast;
     if (halves) {
       log.debug({ totalCount: page.totalCount }, 'window too deep to page: splitting it in half');
@@ -129,6 +129,7 @@ function fetchAhead(pages: AsyncIterator<EventsPage, void>): Promise<IteratorRes
 async function landPage(
   ctx: SyncContext,
   scope: ScopeSettings,
+  window: TimeWindow,
   page: EventsPage,
   totals: SyncTotals,
   checkpoint: Date | undefined,
@@ -136,7 +137,7 @@ async function landPage(
   const key = scope.scope.key;
   const counts = await ctx.warehouse.db.transaction().execute(async (trx) => {
     const upserted = page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 };
-    if (page.rejected.length > 0) await recordRejected(trx, key, page.rejected);
+    if (page.rejected.length > 0) await recordRejected(trx, key, page.rejected, new Date(), window);
     if (checkpoint) await advanceWatermark(trx, key, checkpoint);
     return upserted;
   });

@@ -59,6 +59,9 @@ export interface RejectedEventsTable {
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
   seen_count: number;
+  /** Where it was listed: its own second when `created` parses, else the narrowest window that listed it. */
+  listed_from: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  listed_to: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface SyncStateTable {
@@ -90,6 +93,26 @@ export interface SyncRunsTable {
   events_changed: ColumnType<number, number | undefined, number>;
   events_rejected: ColumnType<number, number | undefined, number>;
   duration_ms: number | null;
+  error: string | null;
+}
+
+export type ReconcileResult = 'running' | 'consistent' | 'recovered' | 'differs' | 'failed';
+
+export interface ReconcileRunsTable {
+  id: Generated<number>;
+  scope: string;
+  range_from: Timestamp;
+  range_to: Timestamp;
+  started_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  finished_at: Timestamp | null;
+  result: ColumnType<ReconcileResult, ReconcileResult | undefined, ReconcileResult>;
+  windows_checked: ColumnType<number, number | undefined, number>;
+  windows_differing: ColumnType<number, number | undefined, number>;
+  windows_reread: ColumnType<number, number | undefined, number>;
+  events_recovered: ColumnType<number, number | undefined, number>;
+  events_missing: ColumnType<number, number | undefined, number>;
+  events_extra: ColumnType<number, number | undefined, number>;
+  requests: ColumnType<number, number | undefined, number>;
   error: string | null;
 }
 
@@ -177,6 +200,7 @@ export interface Database {
   rejected_events: RejectedEventsTable;
   sync_state: SyncStateTable;
   sync_runs: SyncRunsTable;
+  reconcile_runs: ReconcileRunsTable;
   events_per_day: EventsPerDayView;
   automation_config_changes: AutomationConfigChangesView;
   alerts: AlertsView;

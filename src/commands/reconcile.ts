@@ -1,0 +1,56 @@
+/** `events-mirror reconcile`: hold the warehouse against the API's per-window counts, re-read what differs. */
+import type { Command } from 'commander';
+import { requireApiCredentials } from '../config.js';
+import { UsageError } from '../errors.js';
+import { renderReconcileSummary } from '../report/reconcile-report.js';
+import type { Scope } from '../scope.js';
+import { listenForShutdown } from '../shutdown-signals.js';
+import { mapWithConcurrency } from '../sync/concurrency.js';
+import { isReconciled, reconcileScope } from '../sync/reconcile-scope.js';
+import { openSyncRuntime } from '../sync/runtime.js';
+import { formatTimestamp } from '../time.js';
+import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
+import { collectScopes, isoDate } from './options.js';
+import { selectScopes } from './select-scopes.js';
+
+interface ReconcileOptions {
+  scope?: Scope[];
+  from?: Date;
+  to?: Date;
+}
+
+export function registerReconcileCommand(program: Command): void {
+  program
+    .command('reconcile')
+    .description("compare the warehouse with the API's own count of events per window and re-read only what differs")
+    .option('--scope <scope>', 'only this scope (repeatable, or a comma list); default: every configured scope', collectScopes)
+    .option('--from <iso>', 'start of the range, ISO 8601 (default: EVENTS_RECONCILE_DAYS before --to)', isoDate)
+    .option('--to <iso>', "end of the range, ISO 8601 (default: each scope's checkpoint)", isoDate)
+    .action(action(async (options: ReconcileOptions) => runReconcile(options)));
+}
+
+async function runReconcile(options: ReconcileOptions): Promise<number> {
+  if (options.from && options.to && options.from > options.to) {
+    throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(options.to)}: swap them`);
+  }
+  const { config, logger } = createContext({ logFd: 2 });
+  requireApiCredentials(config);
+  const scopes = selectScopes(config, options.scope);
+  const shutdown = listenForShutdown();
+  const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
+  try {
+    const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
+      reconcileScope(runtime.ctx, settings, {
+        days: config.reconcile.days,
+        reReadPages: config.reconcile.reReadPages,
+        ...(options.from ? { from: options.from } : {}),
+        ...(options.to ? { to: options.to } : {}),
+      }),
+    );
+    process.stdout.write(renderReconcileSummary(results));
+    return results.every((r) => isReconciled(r.outcome)) ? EXIT_OK : EXIT_FAILURE;
+  } finally {
+    shutdown.dispose();
+    await runtime.close();
+  }
+}
