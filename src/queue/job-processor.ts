@@ -13,14 +13,27 @@ import { tryParseScope } from '../scope.js';
 import { backfillWindow } from '../sync/backfill.js';
 import { formatWindow } from '../sync/planner.js';
 import type { SyncContext } from '../sync/run-window.js';
+import { reconcileScope } from '../sync/reconcile-scope.js';
 import { syncScope } from '../sync/sync-scope.js';
 import { emptyTotals, type SyncTotals } from '../sync/totals.js';
 import { findSucceededWindows } from '../warehouse/runs.repository.js';
 import type { JobOutcome, SyncMetrics } from './metrics.js';
-import { BACKFILL_JOB, POLL_JOB, backfillJobSchema, pollJobSchema, settingsFromJob, windowFromJob, type SyncJobName } from './queues.js';
+import {
+  BACKFILL_JOB,
+  POLL_JOB,
+  RECONCILE_JOB,
+  backfillJobSchema,
+  pollJobSchema,
+  reconcileJobSchema,
+  settingsFromJob,
+  windowFromJob,
+  type SyncJobName,
+} from './queues.js';
 
 export interface JobSummary {
   readonly status: 'succeeded' | 'skipped' | 'already-done';
+  /** Reconcile jobs: how the scope ended against the API. */
+  readonly reconcile?: { readonly outcome: string; readonly recovered: number; readonly missing: number; readonly extra: number };
   readonly windows: number;
   readonly pages: number;
   readonly inserted: number;
@@ -34,6 +47,8 @@ export interface ProcessorDeps {
   readonly metrics?: SyncMetrics;
   /** How often a backfill window tries again for its scope's lock while a poll holds it. */
   readonly lockRetryMs?: number;
+  /** A differing window at most this many pages deep is re-read by reconcile (config reconcile.reReadPages). */
+  readonly reconcileReReadPages?: number;
 }
 
 export type SyncJobProcessor = (job: Job, token?: string) => Promise<JobSummary>;
@@ -45,7 +60,13 @@ export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
     const record = (outcome: JobOutcome) => deps.metrics?.recordJob(name, outcome, (performance.now() - started) / 1000, scopeOf(job));
     try {
       const summary =
-        job.name === POLL_JOB ? await runPoll(deps, job) : job.name === BACKFILL_JOB ? await runBackfillWindow(deps, job) : unknownJob(job);
+        job.name === POLL_JOB
+          ? await runPoll(deps, job)
+          : job.name === BACKFILL_JOB
+            ? await runBackfillWindow(deps, job)
+            : job.name === RECONCILE_JOB
+              ? await runReconcile(deps, job)
+              : unknownJob(job);
       record(summary.status === 'skipped' ? 'skipped' : 'succeeded');
       return summary;
     } catch (error) {
@@ -97,6 +118,27 @@ async function runBackfillWindow(deps: ProcessorDeps, job: Job): Promise<JobSumm
   }
 }
 
+async function runReconcile(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+  const data = parsePayload(reconcileJobSchema, job);
+  const result = await reconcileScope(deps.ctx, settingsFromJob(data), {
+    days: data.days,
+    reReadPages: deps.reconcileReReadPages ?? 4,
+    lockRetryMs: deps.lockRetryMs ?? 1000,
+    ...(job.id ? { jobId: job.id } : {}),
+  });
+  deps.metrics?.recordReconcile(result, deps.ctx.now());
+  if (result.outcome === 'failed') {
+    const message = `${result.scope}: reconcile failed: ${errorMessage(result.error)}`;
+    throw result.permanent ? new UnrecoverableError(message) : new Error(message, { cause: result.error });
+  }
+  // A scope that still differs is reported (log, metrics, reconcile_runs), not retried at once:
+  // the next scheduled reconcile looks again.
+  return {
+    ...summarize('succeeded', emptyTotals()),
+    reconcile: { outcome: result.outcome, recovered: result.eventsRecovered, missing: result.eventsMissing, extra: result.eventsExtra },
+  };
+}
+
 function parsePayload<T>(schema: z.ZodType<T>, job: Job): T {
   const parsed = schema.safeParse(job.data);
   if (!parsed.success) {
@@ -113,7 +155,9 @@ function scopeOf(job: Job): string | undefined {
 }
 
 function unknownJob(job: Job): never {
-  throw new UnrecoverableError(`job ${job.id} has an unknown name "${job.name}": expected ${POLL_JOB} or ${BACKFILL_JOB}`);
+  throw new UnrecoverableError(
+    `job ${job.id} has an unknown name "${job.name}": expected ${POLL_JOB}, ${BACKFILL_JOB} or ${RECONCILE_JOB}`,
+  );
 }
 
 function summarize(status: JobSummary['status'], totals: SyncTotals): JobSummary {

@@ -4,6 +4,7 @@
  * Labels stay low-cardinality except the per-scope series (lag, checkpoint, failures), which are
  * per scope by design: alerts must name the scope. Failures are rare, so their series stay few.
  */
+import { isReconciled, type ReconcileScopeResult } from '../sync/reconcile-scope.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { EventsPage } from '../api/client.js';
 import type { ScopeSettings } from '../config.js';
@@ -19,6 +20,7 @@ export interface SyncMetrics {
   recordJob(job: SyncJobName, outcome: JobOutcome, durationSeconds: number, scope?: string): void;
   recordWindows(job: SyncJobName, windows: number): void;
   recordLag(scopeKey: string, watermark: Date | null, now: Date): void;
+  recordReconcile(result: ReconcileScopeResult, now: Date): void;
 }
 
 type Counted = Pick<SyncTotals, 'inserted' | 'changed' | 'rejected'>;
@@ -78,6 +80,37 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
     registers,
   });
 
+  const reconcileChecked = new Counter({
+    name: 'events_mirror_reconcile_windows_checked_total',
+    help: "Windows reconcile compared with the API's count, per scope",
+    labelNames: ['scope'],
+    registers,
+  });
+  const reconcileDiffering = new Counter({
+    name: 'events_mirror_reconcile_windows_differing_total',
+    help: 'Windows whose count differed from the API (then narrowed and re-read), per scope',
+    labelNames: ['scope'],
+    registers,
+  });
+  const reconcileRecovered = new Counter({
+    name: 'events_mirror_reconcile_events_recovered_total',
+    help: 'Events reconcile found missing and brought back, per scope',
+    labelNames: ['scope'],
+    registers,
+  });
+  const reconcileUnresolved = new Gauge({
+    name: 'events_mirror_reconcile_unresolved_events',
+    help: 'After the last reconcile: events the API lists that are still missing, plus events held that the API no longer lists',
+    labelNames: ['scope'],
+    registers,
+  });
+  const reconcileLastSuccess = new Gauge({
+    name: 'events_mirror_reconcile_last_success_timestamp_seconds',
+    help: 'When the last reconcile of the scope that left it consistent with the API ended, in Unix seconds',
+    labelNames: ['scope'],
+    registers,
+  });
+
   // The runner hands one running totals object per window to onPage; remembering what was last
   // seen for each object turns those running sums into per-page increments.
   const lastSeen = new WeakMap<SyncTotals, Counted>();
@@ -106,6 +139,15 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
       if (!watermark) return;
       lag.set({ scope: scopeKey }, Math.max(0, (now.getTime() - watermark.getTime()) / 1000));
       checkpoint.set({ scope: scopeKey }, watermark.getTime() / 1000);
+    },
+    recordReconcile(result, now) {
+      const scope = result.scope;
+      reconcileChecked.inc({ scope }, result.windowsChecked);
+      reconcileDiffering.inc({ scope }, result.windowsDiffering);
+      reconcileRecovered.inc({ scope }, result.eventsRecovered);
+      if (result.outcome === 'failed' || result.outcome === 'no-checkpoint') return;
+      reconcileUnresolved.set({ scope }, result.eventsMissing + result.eventsExtra);
+      if (isReconciled(result.outcome)) reconcileLastSuccess.set({ scope }, now.getTime() / 1000);
     },
   };
 }

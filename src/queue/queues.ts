@@ -15,7 +15,8 @@ import { parseIsoDate } from '../time.js';
 export const SYNC_QUEUE = 'sync';
 export const POLL_JOB = 'poll';
 export const BACKFILL_JOB = 'backfill-window';
-export type SyncJobName = typeof POLL_JOB | typeof BACKFILL_JOB;
+export const RECONCILE_JOB = 'reconcile';
+export type SyncJobName = typeof POLL_JOB | typeof BACKFILL_JOB | typeof RECONCILE_JOB;
 
 const scopeKey = z.string().refine((v) => tryParseScope(v) !== undefined, { message: 'expected org:<id> or group:<id>' });
 const isoDate = z.string().refine((v) => parseIsoDate(v) !== undefined, { message: 'expected an ISO 8601 date' });
@@ -28,12 +29,15 @@ const scopePayload = {
 
 export const pollJobSchema = z.object({ ...scopePayload, startDate: isoDate.optional() }).strict();
 export const backfillJobSchema = z.object({ ...scopePayload, minDate: isoDate, maxDate: isoDate }).strict();
+export const reconcileJobSchema = z.object({ ...scopePayload, days: z.number().int().positive() }).strict();
 
 /** Sync one scope from its checkpoint to now. */
 export type PollJobData = z.infer<typeof pollJobSchema>;
 /** Re-read one backfill window of one scope, checkpoint untouched. */
 export type BackfillJobData = z.infer<typeof backfillJobSchema>;
-export type SyncJobData = PollJobData | BackfillJobData;
+/** Reconcile one scope over its last `days` days up to its checkpoint. */
+export type ReconcileJobData = z.infer<typeof reconcileJobSchema>;
+export type SyncJobData = PollJobData | BackfillJobData | ReconcileJobData;
 
 export function pollJobData(settings: ScopeSettings): PollJobData {
   return {
@@ -42,6 +46,10 @@ export function pollJobData(settings: ScopeSettings): PollJobData {
     includeRaw: settings.includeRaw,
     ...(settings.startDate ? { startDate: settings.startDate } : {}),
   };
+}
+
+export function reconcileJobData(settings: ScopeSettings, days: number): ReconcileJobData {
+  return { scope: settings.scope.key, eventTypes: [...settings.eventTypes], includeRaw: settings.includeRaw, days };
 }
 
 export function backfillJobData(settings: ScopeSettings, window: TimeWindow): BackfillJobData {
@@ -68,17 +76,19 @@ export function windowFromJob(data: BackfillJobData): TimeWindow {
   return { minDate: parseIsoDate(data.minDate)!, maxDate: parseIsoDate(data.maxDate)! };
 }
 
-const SCHEDULER_PREFIX = 'poll.';
+const SCHEDULER_PREFIXES = { [POLL_JOB]: 'poll.', [RECONCILE_JOB]: 'reconcile.' } as const;
+export type ScheduledJobName = keyof typeof SCHEDULER_PREFIXES;
 
-/** `poll.group.<id>`: one job scheduler per scope. */
-export function schedulerIdFor(scope: Scope): string {
-  return `${SCHEDULER_PREFIX}${scope.kind}.${scope.id}`;
+/** `poll.group.<id>` / `reconcile.group.<id>`: one job scheduler per scope and kind of job. */
+export function schedulerIdFor(scope: Scope, job: ScheduledJobName = POLL_JOB): string {
+  return `${SCHEDULER_PREFIXES[job]}${scope.kind}.${scope.id}`;
 }
 
 /** The scope a scheduler id of ours names, or undefined for a scheduler that is not ours. */
 export function scopeOfSchedulerId(id: string): Scope | undefined {
-  if (!id.startsWith(SCHEDULER_PREFIX)) return undefined;
-  const rest = id.slice(SCHEDULER_PREFIX.length);
+  const prefix = Object.values(SCHEDULER_PREFIXES).find((p) => id.startsWith(p));
+  if (!prefix) return undefined;
+  const rest = id.slice(prefix.length);
   const dot = rest.indexOf('.');
   return dot < 0 ? undefined : tryParseScope(`${rest.slice(0, dot)}:${rest.slice(dot + 1)}`);
 }
@@ -121,6 +131,18 @@ export const POLL_JOB_OPTIONS = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 2_000 },
   removeOnComplete: { age: HOUR_SECONDS, count: 1_000 },
+  removeOnFail: { age: 7 * DAY_SECONDS, count: 10_000 },
+} as const;
+
+/**
+ * A reconcile is retried a couple of times with backoff (the next one comes a period later anyway),
+ * and waits behind polls like a backfill window.
+ */
+export const RECONCILE_JOB_OPTIONS = {
+  priority: 5,
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 10_000 },
+  removeOnComplete: { age: DAY_SECONDS, count: 1_000 },
   removeOnFail: { age: 7 * DAY_SECONDS, count: 10_000 },
 } as const;
 

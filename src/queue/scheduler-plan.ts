@@ -5,14 +5,35 @@
  * once) changes nothing the second time.
  */
 import type { ScopeSettings } from '../config.js';
-import { POLL_JOB, POLL_JOB_OPTIONS, pollJobData, schedulerIdFor, scopeOfSchedulerId, spreadOffsetMs, type PollJobData } from './queues.js';
+import {
+  POLL_JOB,
+  POLL_JOB_OPTIONS,
+  RECONCILE_JOB,
+  RECONCILE_JOB_OPTIONS,
+  pollJobData,
+  reconcileJobData,
+  schedulerIdFor,
+  scopeOfSchedulerId,
+  spreadOffsetMs,
+  type PollJobData,
+  type ReconcileJobData,
+  type ScheduledJobName,
+} from './queues.js';
 
 export interface WantedScheduler {
   readonly id: string;
   readonly scope: string;
+  readonly name: ScheduledJobName;
   readonly every: number;
   readonly offset: number;
-  readonly data: PollJobData;
+  readonly data: PollJobData | ReconcileJobData;
+  readonly opts: Readonly<Record<string, unknown>>;
+}
+
+export interface ReconcileSchedule {
+  /** 0 keeps no reconcile schedulers. */
+  readonly intervalSeconds: number;
+  readonly days: number;
 }
 
 /** The parts of BullMQ's JobSchedulerJson the comparison reads. */
@@ -30,15 +51,34 @@ export interface SchedulerPlan {
   readonly unchanged: number;
 }
 
-export function wantedSchedulers(scopes: readonly ScopeSettings[], pollIntervalSeconds: number): WantedScheduler[] {
+/** One poll scheduler per scope, and one reconcile scheduler per scope unless reconcile is off. */
+export function wantedSchedulers(
+  scopes: readonly ScopeSettings[],
+  pollIntervalSeconds: number,
+  reconcile?: ReconcileSchedule,
+): WantedScheduler[] {
   const every = pollIntervalSeconds * 1000;
-  return scopes.map((settings) => ({
-    id: schedulerIdFor(settings.scope),
+  const polls = scopes.map((settings): WantedScheduler => ({
+    id: schedulerIdFor(settings.scope, POLL_JOB),
     scope: settings.scope.key,
+    name: POLL_JOB,
     every,
     offset: spreadOffsetMs(settings.scope.key, every),
     data: pollJobData(settings),
+    opts: POLL_JOB_OPTIONS,
   }));
+  if (!reconcile || reconcile.intervalSeconds === 0) return polls;
+  const reconcileEvery = reconcile.intervalSeconds * 1000;
+  const reconciles = scopes.map((settings): WantedScheduler => ({
+    id: schedulerIdFor(settings.scope, RECONCILE_JOB),
+    scope: settings.scope.key,
+    name: RECONCILE_JOB,
+    every: reconcileEvery,
+    offset: spreadOffsetMs(`reconcile ${settings.scope.key}`, reconcileEvery),
+    data: reconcileJobData(settings, reconcile.days),
+    opts: RECONCILE_JOB_OPTIONS,
+  }));
+  return [...polls, ...reconciles];
 }
 
 export function planSchedulers(wanted: readonly WantedScheduler[], found: readonly FoundScheduler[]): SchedulerPlan {
@@ -55,19 +95,19 @@ export function planSchedulers(wanted: readonly WantedScheduler[], found: readon
 
 function isSame(wanted: WantedScheduler, found: FoundScheduler): boolean {
   return (
-    found.name === POLL_JOB &&
+    found.name === wanted.name &&
     found.every === wanted.every &&
     found.offset === wanted.offset &&
     canonical(found.template?.data) === canonical(wanted.data) &&
-    sameOptions(found.template?.opts)
+    sameOptions(found.template?.opts, wanted.opts)
   );
 }
 
 /** The template options we set are all present with our values (BullMQ may add its own). */
-function sameOptions(opts: unknown): boolean {
+function sameOptions(opts: unknown, wanted: Readonly<Record<string, unknown>>): boolean {
   if (typeof opts !== 'object' || opts === null) return false;
   const record = opts as Record<string, unknown>;
-  return Object.entries(POLL_JOB_OPTIONS).every(([key, value]) => canonical(record[key]) === canonical(value));
+  return Object.entries(wanted).every(([key, value]) => canonical(record[key]) === canonical(value));
 }
 
 /** JSON with object keys sorted, so key order never reads as a difference. */

@@ -22,7 +22,7 @@ const ONCE_REDIS_TIMEOUT_MS = 10_000;
 
 export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
   const scopes = requireScopes(config);
-  const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds);
+  const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
   const connection = createRedisConnection({ url: config.redis.url, name: 'scheduler', logger });
   const queue = createSyncQueue(connection, config.redis.prefix);
   const stop = listenForShutdown();
@@ -32,7 +32,7 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     if (options.once) {
       const result = await reconcileSchedulers(queue, wanted);
       process.stdout.write(
-        `job schedulers for ${wanted.length} scopes every ${config.scheduler.pollIntervalSeconds} s: ` +
+        `job schedulers for ${scopes.length} scopes every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}: ` +
           `${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.unchanged} unchanged\n`,
       );
       return 0;
@@ -47,12 +47,13 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     });
     logger.info(
       {
-        scopes: wanted.length,
+        scopes: scopes.length,
+        reconcileEverySeconds: config.reconcile.intervalSeconds,
         everySeconds: config.scheduler.pollIntervalSeconds,
         redis: describeRedisUrl(config.redis.url),
         prefix: config.redis.prefix,
       },
-      `scheduler keeping ${wanted.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s`,
+      `scheduler keeping ${scopes.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}`,
     );
     const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
@@ -63,4 +64,8 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     await queue.close().catch(() => undefined);
     await connection.quit().catch(() => connection.disconnect());
   }
+}
+
+function reconcileNote(config: Config): string {
+  return config.reconcile.intervalSeconds > 0 ? `, reconciled every ${config.reconcile.intervalSeconds} s` : ' (scheduled reconcile off)';
 }

@@ -11,7 +11,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { SYNC_QUEUE, POLL_JOB, POLL_JOB_OPTIONS, type SyncJobData } from './queues.js';
+import { SYNC_QUEUE, type SyncJobData } from './queues.js';
 import { planSchedulers, type FoundScheduler, type WantedScheduler } from './scheduler-plan.js';
 
 export type SyncQueue = Queue<SyncJobData, unknown, string>;
@@ -40,7 +40,7 @@ export async function reconcileSchedulers(queue: SyncQueue, wanted: readonly Wan
     await queue.upsertJobScheduler(
       scheduler.id,
       { every: scheduler.every, offset: scheduler.offset },
-      { name: POLL_JOB, data: scheduler.data, opts: { ...POLL_JOB_OPTIONS } },
+      { name: scheduler.name, data: scheduler.data, opts: { ...scheduler.opts } },
     );
   }
   for (const id of plan.remove) await queue.removeJobScheduler(id);
@@ -97,7 +97,7 @@ export function startSchedulerService(options: SchedulerServiceOptions): Schedul
           knownCount = await queue.getJobSchedulersCount();
           const changed = result.added + result.updated + result.removed > 0;
           logger[changed ? 'info' : 'debug'](
-            { ...result, reason, scopes: wanted.length },
+            { ...result, reason, schedulers: wanted.length },
             `job schedulers reconciled (${reason}): ${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.unchanged} unchanged`,
           );
           resolveFirst(result);

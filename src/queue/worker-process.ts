@@ -79,7 +79,12 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       connection,
       prefix: config.redis.prefix,
       concurrency: config.worker.concurrency,
-      processor: createJobProcessor({ ctx: runtime.ctx, logger, metrics: syncMetrics }),
+      processor: createJobProcessor({
+        ctx: runtime.ctx,
+        logger,
+        metrics: syncMetrics,
+        reconcileReReadPages: config.reconcile.reReadPages,
+      }),
       logger,
     });
     void worker.run().catch((error: unknown) => logger.error({ err: error }, `worker stopped: ${errorMessage(error)}`));

@@ -66,16 +66,27 @@ describe('a configuration change reaches the job schedulers', () => {
     });
     expect((await scheduler.stop('SIGTERM')).code, scheduler.output()).toBe(0);
     // The schedulers live in Redis: polling goes on without the scheduler process.
-    expect(await schedulerIds()).toEqual(['poll.group.6a0000000000000000000091', 'poll.group.6a0000000000000000000092']);
+    expect(await schedulerIds()).toEqual([
+      'poll.group.6a0000000000000000000091',
+      'poll.group.6a0000000000000000000092',
+      'reconcile.group.6a0000000000000000000091',
+      'reconcile.group.6a0000000000000000000092',
+    ]);
 
     // The new configuration drops A and adds C; a one-shot run and a long-running one agree.
     const once = await runCli(['scheduler', '--once'], envWith([B, C]));
     expect(once.code, once.stderr).toBe(0);
-    expect(once.stdout).toContain('1 added, 0 updated, 1 removed, 1 unchanged');
+    // A poll and a reconcile scheduler per scope.
+    expect(once.stdout).toContain('2 added, 0 updated, 2 removed, 2 unchanged');
     scheduler = startCli('scheduler 2', ['scheduler'], { ...envWith([B, C]), LOG_LEVEL: 'info' });
     // Its signal handlers are in place once it says it is keeping the scopes; a SIGTERM before that kills it.
     await waitFor('scheduler 2 running', () => Promise.resolve(scheduler!.output().includes('scheduler keeping 2 scopes')));
-    expect(await schedulerIds()).toEqual(['poll.group.6a0000000000000000000092', 'poll.group.6a0000000000000000000093']);
+    expect(await schedulerIds()).toEqual([
+      'poll.group.6a0000000000000000000092',
+      'poll.group.6a0000000000000000000093',
+      'reconcile.group.6a0000000000000000000092',
+      'reconcile.group.6a0000000000000000000093',
+    ]);
 
     const changed = new Date();
     await waitFor('polls of C, and of B since the change', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatWindow, isTooDeep, planBackfill, planSync, splitRange, splitWindow } from '../../src/sync/planner.js';
+import { formatWindow, isTooDeep, planBackfill, planSync, splitRange, splitWindow, splitWindowDisjoint } from '../../src/sync/planner.js';
 
 const NOW = new Date('2026-11-22T12:00:30.750Z');
 const base = { initialDays: 30, lookbackSeconds: 900, settleSeconds: 5, windowSeconds: 86_400, now: NOW };
@@ -67,6 +67,20 @@ describe('splitWindow', () => {
   it('stops at one second', () => {
     expect(splitWindow({ minDate: new Date(0), maxDate: new Date(1000) })).toBeUndefined();
     expect(splitWindow({ minDate: new Date(0), maxDate: new Date(2000) })).toHaveLength(2);
+  });
+});
+
+describe('splitWindowDisjoint', () => {
+  it('halves a window into two that share no second and cover every second', () => {
+    const [left, right] = splitWindowDisjoint({ minDate: new Date('2026-11-01T00:00:00Z'), maxDate: new Date('2026-11-01T00:00:11Z') })!;
+    expect(formatWindow(left)).toBe('2026-11-01T00:00:00Z..2026-11-01T00:00:05Z');
+    expect(formatWindow(right)).toBe('2026-11-01T00:00:06Z..2026-11-01T00:00:11Z');
+  });
+
+  it('splits down to two seconds, one each', () => {
+    const [left, right] = splitWindowDisjoint({ minDate: new Date(0), maxDate: new Date(2000) })!;
+    expect([left.minDate.getTime(), left.maxDate.getTime(), right.minDate.getTime(), right.maxDate.getTime()]).toEqual([0, 0, 1000, 2000]);
+    expect(splitWindowDisjoint({ minDate: new Date(0), maxDate: new Date(1000) })).toBeUndefined();
   });
 });
 

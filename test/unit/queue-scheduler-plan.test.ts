@@ -55,6 +55,30 @@ describe('planSchedulers', () => {
   });
 });
 
+describe('reconcile schedulers', () => {
+  const config = scopes(['group:a', 'org:c']);
+
+  it('keeps one reconcile scheduler per scope beside its poll scheduler, unless turned off', () => {
+    const wanted = wantedSchedulers(config, 60, { intervalSeconds: 21_600, days: 7 });
+    expect(wanted.map((w) => `${w.id} ${w.name} ${w.every}`)).toEqual([
+      'poll.group.a poll 60000',
+      'poll.org.c poll 60000',
+      'reconcile.group.a reconcile 21600000',
+      'reconcile.org.c reconcile 21600000',
+    ]);
+    expect(wanted[2]!.data).toEqual({ scope: 'group:a', eventTypes: [], includeRaw: false, days: 7 });
+    expect(wantedSchedulers(config, 60, { intervalSeconds: 0, days: 7 })).toHaveLength(2);
+  });
+
+  it('removes the reconcile schedulers once reconcile is turned off, and nothing else', () => {
+    const withReconcile = wantedSchedulers(config, 60, { intervalSeconds: 21_600, days: 7 });
+    const found = withReconcile.map((w) => ({ ...asFound(w, { ...w.opts }), name: w.name }));
+    const plan = planSchedulers(wantedSchedulers(config, 60), found);
+    expect(plan.remove).toEqual(['reconcile.group.a', 'reconcile.org.c']);
+    expect(plan.upsert).toEqual([]);
+  });
+});
+
 describe('canonical', () => {
   it('ignores key order but not values', () => {
     expect(canonical({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(canonical({ b: { d: [1, 2], c: 2 }, a: 1 }));
