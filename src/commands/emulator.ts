@@ -30,6 +30,7 @@ interface EmulatorFlags {
   latencyMs?: string;
   lateEventsSeconds?: string;
   retentionDays?: string;
+  poisonTextRate?: string;
   rateLimitPerMinute?: string;
   malformedRate?: string;
 }
@@ -67,6 +68,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   probability('fault-drop-rate', flags.faultDropRate, 'dropRate');
   probability('fault-cut-body-rate', flags.faultCutBodyRate, 'cutBodyRate');
   probability('malformed-rate', flags.malformedRate, 'malformedRate');
+  probability('poison-text-rate', flags.poisonTextRate, 'poisonTextRate');
   if (flags.faultRetryAfter !== undefined) faults.retryAfterSeconds = integer('fault-retry-after', flags.faultRetryAfter, 0, 86_400);
   if (flags.latencyMs !== undefined) faults.latencyMs = integer('latency-ms', flags.latencyMs, 0, 600_000);
   if (flags.lateEventsSeconds !== undefined)
@@ -128,6 +130,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--late-events-seconds <n>', 'live events are created up to N seconds in the past')
     .option('--rate-limit-per-minute <n>', 'per-scope request budget per minute, 429 beyond (0 = off)')
     .option('--retention-days <n>', 'events older than N days leave the feed, as the service drops them (default: kept)')
+    .option('--poison-text-rate <p>', 'share of events whose text fields carry a NUL character (0..1)')
     .option('--malformed-rate <p>', 'share of generated and live events that are malformed (0..1)')
     .action(
       action(async (flags: EmulatorFlags) => {

@@ -22,6 +22,11 @@ export interface FaultOptions {
   rateLimitPerMinute: number;
   /** 0..1 of generated and live events that are malformed (no id, or an unparseable created). */
   malformedRate: number;
+  /**
+   * 0..1 of events whose text fields (`username`, `hostname`, `clusterName`, …) carry a NUL
+   * character, as a user can type into the service; chosen by id, so a re-read returns the same.
+   */
+  poisonTextRate: number;
 }
 
 export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
@@ -33,9 +38,10 @@ export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
   lateEventsMaxSeconds: 0,
   rateLimitPerMinute: 0,
   malformedRate: 0,
+  poisonTextRate: 0,
 });
 
-const PROBABILITIES = ['rate429', 'rate5xx', 'dropRate', 'cutBodyRate', 'malformedRate'] as const;
+const PROBABILITIES = ['rate429', 'rate5xx', 'dropRate', 'cutBodyRate', 'malformedRate', 'poisonTextRate'] as const;
 const NON_NEGATIVE = ['latencyMs', 'lateEventsMaxSeconds', 'rateLimitPerMinute'] as const;
 
 /** Merges `changes` over `current`, refusing values out of range with a RangeError naming the key. */
@@ -95,6 +101,18 @@ export class FaultInjector {
     return this.hit(this.current.cutBodyRate);
   }
 
+  /** The event with a NUL in each of its text fields when its id falls in `poisonTextRate`. */
+  poisonText<T extends Record<string, unknown>>(event: T): T {
+    const rate = this.current.poisonTextRate;
+    if (rate <= 0 || typeof event.id !== 'string' || idShare(event.id) >= rate) return event;
+    const poisoned: Record<string, unknown> = { ...event };
+    for (const field of POISONED_FIELDS) {
+      const value = poisoned[field];
+      if (typeof value === 'string') poisoned[field] = `${value.slice(0, 1)}\u0000${value.slice(1)}`;
+    }
+    return poisoned as T;
+  }
+
   private hit(rate: number): boolean {
     return rate > 0 && this.random() < rate;
   }
@@ -110,4 +128,16 @@ export class FaultInjector {
     bucket.tokens -= 1;
     return true;
   }
+}
+
+const POISONED_FIELDS = ['username', 'targetUsername', 'hostname', 'clusterName', 'replicaSetName', 'database', 'collection'];
+
+/** A stable 0..1 share for an id (FNV-1a). */
+function idShare(id: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 16777619) >>> 0;
+  }
+  return hash / 0x1_0000_0000;
 }

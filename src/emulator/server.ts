@@ -180,7 +180,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         limit: params.itemsPerPage,
       });
       const links = listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, totalCount);
-      const body: Record<string, unknown> = { links, results, totalCount };
+      const body: Record<string, unknown> = { links, results: results.map((event) => faults.poisonText(event)), totalCount };
       if (envelope) body.status = 200;
       sendOk(res, body, { pretty, cut });
       return { status: 200, scope: scopeKey };

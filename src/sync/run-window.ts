@@ -12,7 +12,7 @@ import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
-import { upsertEvents } from '../warehouse/events.repository.js';
+import { isRowRefusal, upsertEvents, upsertEventsOneByOne } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
@@ -135,24 +135,41 @@ async function landPage(
   checkpoint: Date | undefined,
 ): Promise<void> {
   const key = scope.scope.key;
-  const counts = await ctx.warehouse.db.transaction().execute(async (trx) => {
-    const upserted = page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 };
-    if (page.rejected.length > 0) await recordRejected(trx, key, page.rejected, new Date(), window);
-    if (checkpoint) await advanceWatermark(trx, key, checkpoint);
-    return upserted;
-  });
+  // One statement for the page; only when the warehouse refuses a value does the page land again
+  // event by event, the refused ones set aside with the reason (one event never stops a scope).
+  const write = (oneByOne: boolean) =>
+    ctx.warehouse.db.transaction().execute(async (trx) => {
+      const written = oneByOne
+        ? await upsertEventsOneByOne(trx, key, page.events)
+        : {
+            counts: page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 },
+            refused: [],
+          };
+      const rejected = [...page.rejected, ...written.refused];
+      if (rejected.length > 0) await recordRejected(trx, key, rejected, new Date(), window);
+      if (checkpoint) await advanceWatermark(trx, key, checkpoint);
+      return { counts: written.counts, rejected };
+    });
+  let written: Awaited<ReturnType<typeof write>>;
+  try {
+    written = await write(false);
+  } catch (error) {
+    if (!isRowRefusal(error)) throw error;
+    written = await write(true);
+  }
+  const { counts, rejected } = written;
   totals.pages += 1;
   totals.requests += page.requests;
   totals.bytes += page.bytes;
   totals.eventsSeen += page.events.length + page.rejected.length;
   totals.inserted += counts.inserted;
   totals.changed += counts.changed;
-  totals.rejected += page.rejected.length;
-  if (page.rejected.length > 0) {
-    const reasons = [...new Set(page.rejected.map((r) => r.reason))];
+  totals.rejected += rejected.length;
+  if (rejected.length > 0) {
+    const reasons = [...new Set(rejected.map((r) => r.reason))];
     ctx.logger.warn(
-      { scope: key, pageNum: page.pageNum, rejected: page.rejected.length, reasons },
-      `${key}: ${page.rejected.length} malformed ${page.rejected.length === 1 ? 'event' : 'events'} set aside in rejected_events (${reasons.join('; ')}); the rest of the page landed`,
+      { scope: key, pageNum: page.pageNum, rejected: rejected.length, reasons },
+      `${key}: ${rejected.length} ${rejected.length === 1 ? 'event' : 'events'} set aside in rejected_events (${reasons.join('; ')}); the rest of the page landed`,
     );
   }
   ctx.onPage?.(scope, page, totals);

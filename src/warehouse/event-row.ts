@@ -5,7 +5,7 @@
  */
 import type { ApiEvent, ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
-import { toStorableJson } from './storable-json.js';
+import { toStorableJson, toStorableText } from './storable-json.js';
 
 /** Stored when an event has no string `eventTypeName` (the column is NOT NULL). */
 export const MISSING_EVENT_TYPE = '';
@@ -130,8 +130,10 @@ export function toColumnParameters(rows: readonly EventRow[]): Array<Array<strin
     if (type === 'jsonb') return toStorableJson(rows.map((row) => row[name] ?? null));
     return rows.map((row) => {
       const value = row[name];
-      // jsonb columns are handled above: what is left is text, a number or a boolean.
-      return value === null || value === undefined ? null : `${value as string | number | boolean}`;
+      // jsonb columns are handled above: what is left is text, a number or a boolean. Text that
+      // PostgreSQL refuses (NUL, lone surrogates) is made storable as the payload is.
+      if (value === null || value === undefined) return null;
+      return typeof value === 'string' ? toStorableText(value) : `${value as number | boolean}`;
     });
   });
 }

@@ -1,6 +1,6 @@
 /** Writes pages of events: one statement per page, rows changed only when the payload differs. */
 import { sql, type Kysely } from 'kysely';
-import type { ValidEvent } from '../events/types.js';
+import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
 import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
 import type { Database } from './tables.js';
@@ -65,6 +65,48 @@ export async function upsertEvents(
   const inserted = returned.filter((row) => row.inserted).length;
   const changed = returned.length - inserted;
   return { inserted, changed, unchanged: events.length - inserted - changed };
+}
+
+/**
+ * Whether the warehouse refused a row's values (SQLSTATE class 22, data exception; 23, integrity
+ * constraint; 54, a limit such as an index entry's size): retrying cannot help, and only the
+ * event that carries them should be set aside, not the page.
+ */
+export function isRowRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * The slow path after a page was refused: each event in its own savepoint, so the ones the
+ * warehouse refuses come back as rejected events with the reason and the rest land. Must run in a
+ * transaction.
+ */
+export async function upsertEventsOneByOne(
+  trx: Kysely<Database>,
+  scopeKey: string,
+  events: readonly ValidEvent[],
+  now: Date = new Date(),
+): Promise<{ counts: UpsertCounts; refused: RejectedEvent[] }> {
+  const counts: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
+  const refused: RejectedEvent[] = [];
+  for (const event of dedupeById(events)) {
+    await sql`savepoint event_row`.execute(trx);
+    try {
+      const one = await upsertEvents(trx, scopeKey, [event], now);
+      counts.inserted += one.inserted;
+      counts.changed += one.changed;
+      counts.unchanged += one.unchanged;
+      await sql`release savepoint event_row`.execute(trx);
+    } catch (error) {
+      if (!isRowRefusal(error)) throw error;
+      await sql`rollback to savepoint event_row`.execute(trx);
+      const { code, message } = error as { code: string; message: string };
+      refused.push({ reason: `the warehouse refused it: ${message} (SQLSTATE ${code})`, payload: event.payload });
+    }
+  }
+  counts.unchanged += events.length - dedupeById(events).length;
+  return { counts, refused };
 }
 
 /** Rows in `events` per scope, for `status`. */

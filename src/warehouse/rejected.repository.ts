@@ -71,5 +71,7 @@ export interface ListedWindow {
 
 function createdOf(payload: unknown): Date | undefined {
   const created = typeof payload === 'object' && payload !== null ? (payload as { created?: unknown }).created : undefined;
-  return typeof created === 'string' ? parseIsoDate(created) : undefined;
+  const date = typeof created === 'string' ? parseIsoDate(created) : undefined;
+  // PostgreSQL has no year 0 (nor anything before 4713 BC): such a date places nothing.
+  return date && date.getUTCFullYear() >= 1 ? date : undefined;
 }
