@@ -1,6 +1,8 @@
 /**
  * Paging through one window: pageNum 1, 2, … computed here (the `next` href is not followed),
- * stopping after a page shorter than itemsPerPage or one without a `next` link.
+ * stopping after a page shorter than itemsPerPage. Neither `links` nor `totalCount` ends a window:
+ * the service's count can be an estimate and its links follow it, so a full page that claims to
+ * be the last is read past (one more request, an empty page when it really was the last).
  */
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 
@@ -20,7 +22,7 @@ export interface EventsPage {
 }
 
 export function isLastPage(page: EventsPage, itemsPerPage: number): boolean {
-  return !page.hasNext || page.events.length + page.rejected.length < itemsPerPage;
+  return page.events.length + page.rejected.length < itemsPerPage;
 }
 
 export async function* windowPages(

@@ -31,6 +31,8 @@ interface EmulatorFlags {
   lateEventsSeconds?: string;
   retentionDays?: string;
   poisonTextRate?: string;
+  faultDropLinksRate?: string;
+  totalCountShare?: string;
   rateLimitPerMinute?: string;
   malformedRate?: string;
 }
@@ -69,6 +71,8 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   probability('fault-cut-body-rate', flags.faultCutBodyRate, 'cutBodyRate');
   probability('malformed-rate', flags.malformedRate, 'malformedRate');
   probability('poison-text-rate', flags.poisonTextRate, 'poisonTextRate');
+  probability('fault-drop-links-rate', flags.faultDropLinksRate, 'dropLinksRate');
+  probability('total-count-share', flags.totalCountShare, 'totalCountShare');
   if (flags.faultRetryAfter !== undefined) faults.retryAfterSeconds = integer('fault-retry-after', flags.faultRetryAfter, 0, 86_400);
   if (flags.latencyMs !== undefined) faults.latencyMs = integer('latency-ms', flags.latencyMs, 0, 600_000);
   if (flags.lateEventsSeconds !== undefined)
@@ -130,6 +134,8 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--late-events-seconds <n>', 'live events are created up to N seconds in the past')
     .option('--rate-limit-per-minute <n>', 'per-scope request budget per minute, 429 beyond (0 = off)')
     .option('--retention-days <n>', 'events older than N days leave the feed, as the service drops them (default: kept)')
+    .option('--fault-drop-links-rate <p>', 'share of list pages served without links (0..1)')
+    .option('--total-count-share <p>', 'list pages report this share of the true totalCount, links following it (0..1; default 1)')
     .option('--poison-text-rate <p>', 'share of events whose text fields carry a NUL character (0..1)')
     .option('--malformed-rate <p>', 'share of generated and live events that are malformed (0..1)')
     .action(

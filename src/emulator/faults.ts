@@ -27,6 +27,13 @@ export interface FaultOptions {
    * character, as a user can type into the service; chosen by id, so a re-read returns the same.
    */
   poisonTextRate: number;
+  /** 0..1 of list pages served with `links: []`, as if the service cut them. */
+  dropLinksRate: number;
+  /**
+   * The share of the true count that list pages report as `totalCount` (1 = the truth); `links`
+   * follow the reported count, as the service's do when its count is an estimate.
+   */
+  totalCountShare: number;
 }
 
 export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
@@ -39,9 +46,20 @@ export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
   rateLimitPerMinute: 0,
   malformedRate: 0,
   poisonTextRate: 0,
+  dropLinksRate: 0,
+  totalCountShare: 1,
 });
 
-const PROBABILITIES = ['rate429', 'rate5xx', 'dropRate', 'cutBodyRate', 'malformedRate', 'poisonTextRate'] as const;
+const PROBABILITIES = [
+  'rate429',
+  'rate5xx',
+  'dropRate',
+  'cutBodyRate',
+  'malformedRate',
+  'poisonTextRate',
+  'dropLinksRate',
+  'totalCountShare',
+] as const;
 const NON_NEGATIVE = ['latencyMs', 'lateEventsMaxSeconds', 'rateLimitPerMinute'] as const;
 
 /** Merges `changes` over `current`, refusing values out of range with a RangeError naming the key. */
@@ -99,6 +117,15 @@ export class FaultInjector {
   /** Whether one 200 answer is cut short. */
   cutBody(): boolean {
     return this.hit(this.current.cutBodyRate);
+  }
+
+  dropLinks(): boolean {
+    return this.hit(this.current.dropLinksRate);
+  }
+
+  /** The `totalCount` a list page reports for a true count. */
+  reportedTotal(trueCount: number): number {
+    return Math.floor(trueCount * this.current.totalCountShare);
   }
 
   /** The event with a NUL in each of its text fields when its id falls in `poisonTextRate`. */

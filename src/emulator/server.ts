@@ -179,8 +179,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         offset: (params.pageNum - 1) * params.itemsPerPage,
         limit: params.itemsPerPage,
       });
-      const links = listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, totalCount);
-      const body: Record<string, unknown> = { links, results: results.map((event) => faults.poisonText(event)), totalCount };
+      const reported = faults.reportedTotal(totalCount);
+      const links = faults.dropLinks()
+        ? []
+        : listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, reported);
+      const body: Record<string, unknown> = { links, results: results.map((event) => faults.poisonText(event)), totalCount: reported };
       if (envelope) body.status = 200;
       sendOk(res, body, { pretty, cut });
       return { status: 200, scope: scopeKey };
