@@ -130,23 +130,25 @@ export class EventsClient {
         signal?.throwIfAborted();
         if (!(error instanceof ApiTransientError)) throw error;
         const elapsed = now() - started;
-        if (attempt >= this.#retry.maxAttempts) throw error.exhausted(attempt, elapsed, 'attempts');
         const wait = nextDelayMs(attempt, error.retryAfterMs, this.#retry, this.#random);
-        if (elapsed + wait > this.#retry.deadlineMs) throw error.exhausted(attempt, elapsed, 'deadline');
         const policy = error.status === undefined ? undefined : classifyStatus(error.status, error.errorCode);
+        // The service asked every client of this scope to wait: say so to the shared budget
+        // before giving up, or the other workers keep hitting the limit.
+        if (policy?.retry && policy.rateLimited) await budget.pause(scope, wait);
+        if (attempt >= this.#retry.maxAttempts) throw error.exhausted(attempt, elapsed, 'attempts');
+        if (elapsed + wait > this.#retry.deadlineMs) throw error.exhausted(attempt, elapsed, 'deadline');
         metrics?.retries.inc({ scope_kind: scope.kind, reason: error.code });
         if (policy?.retry && policy.note) logger.warn({ scope: scope.key, target, errorCode: error.errorCode }, policy.note);
         logger.info(
           { scope: scope.key, target, code: error.code, status: error.status, attempt, waitMs: wait },
           `retrying ${context.method} ${target} for ${scope.key} in ${wait} ms (attempt ${attempt + 1} of ${this.#retry.maxAttempts}): ${error.message}`,
         );
-        if (policy?.retry && policy.rateLimited) await budget.pause(scope, wait);
         await this.#sleep(wait, signal);
       }
     }
   }
 
-  /** The pages of one window, pageNum 1, 2, … until a short page or no `next` link. */
+  /** The pages of one window, pageNum 1, 2, … until a short page (links and counts are not trusted). */
   pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage, void> {
     const itemsPerPage = this.#itemsPerPage;
     return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage);

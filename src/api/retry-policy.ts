@@ -17,13 +17,18 @@ export type FailureClass =
 const PERMANENT = (why: string): FailureClass => ({ retry: false, why });
 const RETRY = (why: string): FailureClass => ({ retry: true, why });
 
-/** HTTP statuses. Statuses not listed: 2xx/3xx unexpected here, other 4xx and 5xx permanent. */
+/**
+ * HTTP statuses by what they mean. A 4xx says the request is wrong and will stay wrong (except
+ * the few listed as retryable); a 5xx (any, including a CDN's 520–529) says the other side failed
+ * this time. Statuses not listed: other 4xx permanent, other 5xx retried, anything else permanent.
+ */
 export const STATUS_POLICY: Readonly<Record<number, FailureClass>> = {
   400: PERMANENT('bad request'),
   401: PERMANENT('not authorized'),
   403: PERMANENT("forbidden (is this machine on the key's access list?)"),
   404: PERMANENT('not found'),
   408: RETRY('request timeout'),
+  425: RETRY('too early'),
   429: { retry: true, why: 'rate limited', rateLimited: true },
   500: RETRY('server error'),
   502: RETRY('bad gateway'),
@@ -51,6 +56,12 @@ export const TRANSPORT_POLICY: Readonly<Record<string, FailureClass>> = {
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: RETRY('response body cut short'),
   ECONNRESET: RETRY('connection reset'),
   ECONNREFUSED: RETRY('connection refused; check EVENTS_API_BASE_URL'),
+  ECONNABORTED: RETRY('connection aborted'),
+  EHOSTUNREACH: RETRY('host unreachable'),
+  EHOSTDOWN: RETRY('host down'),
+  ENETUNREACH: RETRY('network unreachable'),
+  ENETDOWN: RETRY('network down'),
+  ENETRESET: RETRY('connection reset by the network'),
   EPIPE: RETRY('broken pipe'),
   ETIMEDOUT: RETRY('timed out'),
   EAI_AGAIN: RETRY('DNS lookup failed temporarily'),
@@ -61,7 +72,9 @@ export const TRANSPORT_POLICY: Readonly<Record<string, FailureClass>> = {
 export function classifyStatus(status: number, errorCode?: string): FailureClass {
   const byCode = errorCode === undefined ? undefined : ERROR_CODE_POLICY[errorCode];
   if (byCode && (status >= 500 || status === 429)) return byCode;
-  return STATUS_POLICY[status] ?? PERMANENT(`unexpected HTTP status ${status}`);
+  const listed = STATUS_POLICY[status];
+  if (listed) return listed;
+  return status >= 500 && status <= 599 ? RETRY(`server error ${status}`) : PERMANENT(`unexpected HTTP status ${status}`);
 }
 
 /** Finds a known code on an error or its causes; unknown transport errors are permanent. */

@@ -147,6 +147,33 @@ describe('retries', () => {
     expect(pauses).toEqual([['group:g1', 3000]]);
   });
 
+  it('pauses the scope budget for a Retry-After longer than the retry deadline, then gives up', async () => {
+    script = [json(429, errorBody(429, 'RATE_LIMITED', 'slow down'), { 'retry-after': '3600' })];
+    const error = await client()
+      .listEvents(group, {})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableError);
+    expect((error as Error).message).toMatch(/retry deadline reached/);
+    expect(served).toHaveLength(1);
+    // Every worker sharing the budget now holds back for the hour the service asked for.
+    expect(pauses).toEqual([['group:g1', 3_600_000]]);
+  });
+
+  it("retries every 5xx (a CDN's 520-529 too) and no 4xx but 408, 425 and 429", async () => {
+    script = [501, 505, 507, 520, 522, 524, 529].map((status) => json(status, ''));
+    const page = await client({ retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 1 } }).listEvents(group, {});
+    expect(page.requests).toBe(8);
+    for (const status of [405, 409, 410, 422]) {
+      served = [];
+      script = [json(status, errorBody(status, 'NOPE', 'no'))];
+      const error = await client()
+        .listEvents(group, {})
+        .catch((e: unknown) => e);
+      expect(error, `HTTP ${status}`).toBeInstanceOf(PermanentError);
+      expect(served).toHaveLength(1);
+    }
+  });
+
   it('backs off on 429 without Retry-After', async () => {
     script = [json(429, ''), json(429, '')];
     await client().listEvents(group, {});

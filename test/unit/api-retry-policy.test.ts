@@ -6,7 +6,8 @@ describe('retry policy table', () => {
     for (const status of [400, 401, 403, 404]) expect(classifyStatus(status).retry).toBe(false);
     for (const status of [429, 500, 502, 503, 504]) expect(classifyStatus(status).retry).toBe(true);
     expect(classifyStatus(429)).toMatchObject({ rateLimited: true });
-    expect(classifyStatus(501).retry).toBe(false);
+    for (const status of [501, 505, 507, 520, 522, 524, 529, 599, 408, 425]) expect(classifyStatus(status).retry, `${status}`).toBe(true);
+    for (const status of [405, 409, 410, 418, 422, 302, 600]) expect(classifyStatus(status).retry, `${status}`).toBe(false);
   });
 
   it('gives TIMEOUT_WHILE_PAGING its own note, and errorCodes never turn a 4xx retryable', () => {
@@ -26,6 +27,11 @@ describe('retry policy table', () => {
       'EPIPE',
       'ECONNREFUSED',
       'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+      'EHOSTUNREACH',
+      'ENETUNREACH',
+      'ECONNABORTED',
+      'EHOSTDOWN',
+      'ENETDOWN',
     ]) {
       expect(classifyTransportError(Object.assign(new Error('x'), { code })).policy.retry).toBe(true);
     }
