@@ -12,6 +12,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
 import type { Database } from './tables.js';
 
@@ -47,14 +48,21 @@ const asText = (value: string) => value;
 export async function createWarehouse(options: WarehouseOptions): Promise<Warehouse> {
   const schema = assertPlainIdentifier(options.schema);
   const setSearchPath = `SET search_path TO ${quoteIdentifier(schema)}`;
-  const { dialect, kind, where } = options.url
+  const { dialect, kind, where, lock } = options.url
     ? postgresDialect(options.url, setSearchPath, options.poolSize)
     : await pgliteDialect(options.dataDir, setSearchPath);
   const root = new Kysely<Database>({ dialect });
+  const destroy = async () => {
+    try {
+      await root.destroy();
+    } finally {
+      lock?.release();
+    }
+  };
   try {
     await sql`select 1`.execute(root);
   } catch (error) {
-    await root.destroy().catch(() => undefined);
+    await destroy().catch(() => undefined);
     throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the warehouse at ${where}: ${errorMessage(error)}; check DATABASE_URL`, {
       cause: error,
     });
@@ -65,11 +73,18 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
     db: root.withSchema(schema),
     kind,
     schema,
-    close: () => (closed ??= root.destroy()),
+    close: () => (closed ??= destroy()),
   };
 }
 
-function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { dialect: Dialect; kind: 'postgres'; where: string } {
+interface OpenedDialect {
+  readonly dialect: Dialect;
+  readonly kind: 'postgres' | 'pglite';
+  readonly where: string;
+  readonly lock?: DataDirLock;
+}
+
+function postgresDialect(url: string, setSearchPath: string, poolSize = 10): OpenedDialect {
   const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText };
   const pool = new pg.Pool({
     connectionString: url,
@@ -94,20 +109,23 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10): { d
   return { dialect, kind: 'postgres', where: describeUrl(url) };
 }
 
-async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<{ dialect: Dialect; kind: 'pglite'; where: string }> {
+async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<OpenedDialect> {
   const location = dataDir === IN_MEMORY ? IN_MEMORY : path.resolve(dataDir, 'pglite');
   if (location !== IN_MEMORY) mkdirSync(location, { recursive: true });
+  // Before PGlite touches the files: a second process must not even open them.
+  const lock = location === IN_MEMORY ? undefined : lockDataDir(`${location}.lock`, location);
   let client: PGlite;
   try {
     client = await PGlite.create(location, { parsers: { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText } });
     // One session serves every query, so setting it once covers them all.
     await client.exec(setSearchPath);
   } catch (error) {
+    lock?.release();
     throw new WarehouseError('WAREHOUSE_UNREACHABLE', `cannot open the embedded warehouse at ${location}: ${errorMessage(error)}`, {
       cause: error,
     });
   }
-  return { dialect: new PGliteDialect(client), kind: 'pglite', where: location };
+  return { dialect: new PGliteDialect(client), kind: 'pglite', where: location, ...(lock ? { lock } : {}) };
 }
 
 /** host:port/database, never the user name or password. */
