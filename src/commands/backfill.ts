@@ -17,6 +17,7 @@ interface BackfillOptions {
   from: Date;
   to?: Date;
   enqueue?: boolean;
+  force?: boolean;
 }
 
 export function registerBackfillCommand(program: Command): void {
@@ -27,6 +28,7 @@ export function registerBackfillCommand(program: Command): void {
     .requiredOption('--from <iso>', 'start of the range, ISO 8601 (inclusive)', isoDate)
     .option('--to <iso>', 'end of the range, ISO 8601 (inclusive; default: now)', isoDate)
     .option('--enqueue', 'add one BullMQ job per window for the workers instead of running here (needs Redis only)')
+    .option('--force', 're-read windows a previous backfill finished too (default: they are skipped, so a backfill resumes)')
     .action(action(async (options: BackfillOptions) => runBackfill(options)));
 }
 
@@ -36,14 +38,17 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
     throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(to)}: swap them`);
   }
   const { config, logger } = createContext({ logFd: 2 });
-  if (options.enqueue) return runEnqueueBackfill(config, logger, options.scope, options.from, to);
+  if (options.enqueue) return runEnqueueBackfill(config, logger, options.scope, options.from, to, { force: options.force === true });
   requireApiCredentials(config);
   const settings = scopeSettings(config, options.scope);
   const shutdown = listenForShutdown();
   const progress = progressReporter(logger, options.scope.key);
   const runtime = await openSyncRuntime(config, progress.quietLogger, { signal: shutdown.signal });
   try {
-    const result = await backfillScope(runtime.ctx, settings, options.from, to, { onWindow: progress.update });
+    const result = await backfillScope(runtime.ctx, settings, options.from, to, {
+      onWindow: progress.update,
+      force: options.force === true,
+    });
     progress.stop();
     const t = result.totals;
     process.stdout.write(

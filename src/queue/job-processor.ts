@@ -102,7 +102,7 @@ async function runBackfillWindow(deps: ProcessorDeps, job: Job): Promise<JobSumm
   const finished = await findSucceededWindows(deps.ctx.warehouse.db, data.scope, 'backfill', window.minDate, window.maxDate);
   const sameWindow = (w: { windowStart: Date; windowEnd: Date }) =>
     w.windowStart.getTime() === window.minDate.getTime() && w.windowEnd.getTime() === window.maxDate.getTime();
-  if (finished.some(sameWindow)) return summarize('already-done', emptyTotals());
+  if (!data.force && finished.some(sameWindow)) return summarize('already-done', emptyTotals());
   try {
     const totals = await backfillWindow(deps.ctx, settings, window, {
       lockRetryMs: deps.lockRetryMs ?? 1000,

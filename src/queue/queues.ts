@@ -28,7 +28,7 @@ const scopePayload = {
 };
 
 export const pollJobSchema = z.object({ ...scopePayload, startDate: isoDate.optional() }).strict();
-export const backfillJobSchema = z.object({ ...scopePayload, minDate: isoDate, maxDate: isoDate }).strict();
+export const backfillJobSchema = z.object({ ...scopePayload, minDate: isoDate, maxDate: isoDate, force: z.boolean().optional() }).strict();
 export const reconcileJobSchema = z.object({ ...scopePayload, days: z.number().int().positive() }).strict();
 
 /** Sync one scope from its checkpoint to now. */
@@ -52,8 +52,9 @@ export function reconcileJobData(settings: ScopeSettings, days: number): Reconci
   return { scope: settings.scope.key, eventTypes: [...settings.eventTypes], includeRaw: settings.includeRaw, days };
 }
 
-export function backfillJobData(settings: ScopeSettings, window: TimeWindow): BackfillJobData {
+export function backfillJobData(settings: ScopeSettings, window: TimeWindow, force = false): BackfillJobData {
   return {
+    ...(force ? { force: true } : {}),
     scope: settings.scope.key,
     eventTypes: [...settings.eventTypes],
     includeRaw: settings.includeRaw,
@@ -148,7 +149,8 @@ export const RECONCILE_JOB_OPTIONS = {
 
 /**
  * Backfill windows wait behind polls (a job without priority runs before any prioritized one) and
- * are kept for 30 days once done, so enqueueing the same range again within that time adds nothing.
+ * are kept for 30 days once done, so enqueueing the same range again within that time adds nothing
+ * (a failed window, or any with `--force`, is replaced: see enqueue-backfill.ts).
  */
 export const BACKFILL_JOB_OPTIONS = {
   priority: 10,

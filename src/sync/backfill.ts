@@ -22,6 +22,8 @@ export interface BackfillOptions {
   /** How often to try again for the scope's lock while another runner holds it. */
   readonly lockRetryMs?: number;
   readonly jobId?: string;
+  /** Re-read windows a previous backfill finished too (`backfill --force`). */
+  readonly force?: boolean;
 }
 
 export async function backfillScope(
@@ -32,7 +34,7 @@ export async function backfillScope(
   options: BackfillOptions = {},
 ): Promise<BackfillProgress> {
   const windows = planBackfill(from, to, ctx.settings.windowSeconds);
-  const finished = await findSucceededWindows(ctx.warehouse.db, scope.scope.key, 'backfill', from, to);
+  const finished = options.force ? [] : await findSucceededWindows(ctx.warehouse.db, scope.scope.key, 'backfill', from, to);
   const done = new Set(finished.map((w) => windowKey(w.windowStart, w.windowEnd)));
   const totals = emptyTotals();
   let windowsDone = 0;

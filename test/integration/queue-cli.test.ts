@@ -1,3 +1,5 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { waitFor } from '../helpers/queue-processes.js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/services.js';
@@ -50,6 +52,48 @@ describe('worker and scheduler refuse a configuration they cannot run with', () 
   });
 });
 
+describe('backfill --enqueue of windows that ran before', () => {
+  it('enqueues a failed window again, and a done one only with --force', async () => {
+    const prefix = `em-test-${Date.now()}-${process.pid}-again`;
+    const args = ['backfill', '--scope', 'group:6a00000000000000000000e2', '--from', '2026-10-01', '--to', '2026-10-03', '--enqueue'];
+    expect((await runCli(args, { REDIS_PREFIX: prefix })).code).toBe(0);
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = createSyncQueue(connection, prefix);
+    // A worker that fails the first window for good and finishes the second.
+    let seen = 0;
+    const worker = new Worker(
+      'sync',
+      async () => {
+        seen += 1;
+        if (seen === 1) throw new UnrecoverableError('403 for this window');
+        return { status: 'succeeded' };
+      },
+      { connection: connection.duplicate(), prefix, concurrency: 1 },
+    );
+    try {
+      await waitFor(
+        'both windows to end',
+        async () =>
+          (await queue.getJobCounts('failed', 'completed')).failed === 1 && (await queue.getJobCounts('completed')).completed === 1,
+      );
+      await worker.close();
+      const again = await runCli(args, { REDIS_PREFIX: prefix });
+      expect(again.stdout).toContain('1 of 2 windows added (1 of them failed before; 1 already queued or done');
+      expect((await queue.getJobCounts('failed')).failed).toBe(0);
+      const forced = await runCli([...args, '--force'], { REDIS_PREFIX: prefix });
+      expect(forced.stdout).toContain('1 of 2 windows added (0 of them failed before; 1 already queued or done)');
+      const waiting = await queue.getJobs(['prioritized', 'wait']);
+      expect(waiting).toHaveLength(2);
+      expect(waiting.map((job) => (job.data as { force?: boolean }).force ?? false).sort()).toEqual([false, true]);
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      await connection.quit();
+    }
+  });
+});
+
 describe('backfill --enqueue', () => {
   it('adds one job per window with Redis only, and adds nothing the second time', async () => {
     const prefix = `em-test-${Date.now()}-${process.pid}`;
@@ -59,7 +103,7 @@ describe('backfill --enqueue', () => {
     expect(first.stdout).toContain('2 of 2 windows added');
     const second = await runCli(args, { REDIS_PREFIX: prefix });
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toContain('0 of 2 windows added (2 already queued or done)');
+    expect(second.stdout).toContain('0 of 2 windows added (0 of them failed before; 2 already queued or done: --force re-reads done ones)');
 
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = createSyncQueue(connection, prefix);

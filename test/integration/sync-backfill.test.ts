@@ -49,5 +49,13 @@ describe('backfill of several days across an organization and its projects', () 
     const second = await backfillScope(runtime.ctx, scopeSettings(config, parseScope(key)), from, to);
     expect(second.windowsSkipped).toBe(second.windowsTotal);
     expect(second.totals.pages).toBe(0);
+
+    // An event published late into the finished range: only a forced backfill reads it.
+    const [late] = fixture.emulator.dataset.addEvents(key, 1, { createdMs: daysAgo(2).getTime() });
+    const forced = await backfillScope(runtime.ctx, scopeSettings(config, parseScope(key)), from, to, { force: true });
+    expect(forced.windowsSkipped).toBe(0);
+    expect(forced.totals.inserted).toBe(1);
+    const held = await runtime.warehouse.db.selectFrom('events').select('id').where('id', '=', late!.id!).execute();
+    expect(held).toHaveLength(1);
   });
 });
