@@ -1,6 +1,7 @@
 /** Builds the `events-mirror` command tree; each subcommand lives in src/commands/. */
 import { Command, CommanderError } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
+import { registerCheckpointCommand } from './commands/checkpoint.js';
 import { EXIT_USAGE } from './commands/context.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerBackfillCommand(program);
   registerReconcileCommand(program);
+  registerCheckpointCommand(program);
   registerStatusCommand(program);
   registerDemoCommand(program);
   registerSchedulerCommand(program);

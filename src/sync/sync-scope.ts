@@ -6,7 +6,8 @@
 import type { ScopeSettings } from '../config.js';
 import { PermanentError, errorMessage } from '../errors.js';
 import { finishRun, startRun } from '../warehouse/runs.repository.js';
-import { getSyncState, recordAttempt, recordFailure } from '../warehouse/state.repository.js';
+import { getSyncState, recordAttempt, recordCheckpointSettings, recordFailure } from '../warehouse/state.repository.js';
+import { checkpointSettingsOf, sameSettings, widening } from './checkpoint-settings.js';
 import { planSync } from './planner.js';
 import { runWindow, type SyncContext } from './run-window.js';
 import { addTotals, emptyTotals, type SyncTotals } from './totals.js';
@@ -47,7 +48,17 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
     watermark = state?.watermark ?? null;
     await recordAttempt(db, key, ctx.now());
     const startDate = scope.startDate ? parseIsoDate(scope.startDate) : undefined;
-    const plan = planSync({ ...ctx.settings, watermark, ...(startDate ? { startDate } : {}), now: ctx.now() });
+    const settings = checkpointSettingsOf(scope);
+    // Settings that read more than the checkpoint covered (more types, raw, an earlier start):
+    // the newly included history is read from the start, not only what is newer than the checkpoint.
+    const widened = state?.settings && watermark ? widening(state.settings, settings) : undefined;
+    if (widened) {
+      ctx.logger.info(
+        { scope: key, widened },
+        `${key}: ${widened} since its checkpoint was made: reading its history again from the start date`,
+      );
+    }
+    const plan = planSync({ ...ctx.settings, watermark: widened ? null : watermark, ...(startDate ? { startDate } : {}), now: ctx.now() });
     for (const window of plan.windows) {
       addTotals(
         totals,
@@ -59,6 +70,7 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
       );
       watermark = window.maxDate > (watermark ?? new Date(0)) ? window.maxDate : watermark;
     }
+    if (!state?.settings || !sameSettings(state.settings, settings)) await recordCheckpointSettings(db, key, settings);
     return { scope: key, status: 'succeeded', totals, watermark, permanent: false };
   } catch (error) {
     const permanent = error instanceof PermanentError;

@@ -4,7 +4,7 @@ import { toStorableText } from './storable-json.js';
 import { MAX_ERROR_LENGTH } from './state.repository.js';
 import type { Database } from './tables.js';
 
-export type RunMode = 'sync' | 'backfill' | 'poll' | 'reconcile';
+export type RunMode = 'sync' | 'backfill' | 'poll' | 'reconcile' | 'checkpoint';
 
 export interface RunTotals {
   pages: number;

@@ -3,9 +3,18 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { toStorableText } from './storable-json.js';
 import type { Database, SyncStateTable } from './tables.js';
 
+/** The scope settings a checkpoint was made with. */
+export interface CheckpointSettings {
+  readonly eventTypes: readonly string[];
+  readonly includeRaw: boolean;
+  readonly startDate: string | null;
+}
+
 export interface SyncState {
   scope: string;
   watermark: Date | null;
+  /** null: recorded before settings were (or never synced). */
+  settings: CheckpointSettings | null;
   lastSuccessAt: Date | null;
   lastAttemptAt: Date | null;
   lastError: string | null;
@@ -72,10 +81,38 @@ export async function recordFailure(db: Kysely<Database>, scopeKey: string, erro
     .execute();
 }
 
+/** Records the settings the checkpoint now covers (after a run that read with them). */
+export async function recordCheckpointSettings(db: Kysely<Database>, scopeKey: string, settings: CheckpointSettings): Promise<void> {
+  await db
+    .updateTable('sync_state')
+    .set({ settings: JSON.stringify(settings) })
+    .where('scope', '=', scopeKey)
+    .execute();
+}
+
+/**
+ * Sets the checkpoint by hand (`checkpoint --set` / `--reset`): unlike advanceWatermark it may move
+ * back, and a reset forgets the settings too, so the next sync starts from the start date.
+ */
+export async function setWatermark(db: Kysely<Database>, scopeKey: string, watermark: Date | null, now: Date = new Date()): Promise<void> {
+  await db
+    .insertInto('sync_state')
+    .values({ scope: scopeKey, watermark, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('scope').doUpdateSet({
+        watermark: (eb) => eb.ref('excluded.watermark'),
+        ...(watermark === null ? { settings: null } : {}),
+        updated_at: (eb) => eb.ref('excluded.updated_at'),
+      }),
+    )
+    .execute();
+}
+
 function toSyncState(row: Selectable<SyncStateTable>): SyncState {
   return {
     scope: row.scope,
     watermark: row.watermark,
+    settings: (row.settings as CheckpointSettings | null) ?? null,
     lastSuccessAt: row.last_success_at,
     lastAttemptAt: row.last_attempt_at,
     lastError: row.last_error,

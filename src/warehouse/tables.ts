@@ -67,6 +67,7 @@ export interface RejectedEventsTable {
 export interface SyncStateTable {
   scope: string;
   watermark: Timestamp | null;
+  settings: ColumnType<unknown, string | null | undefined, string | null>;
   last_success_at: Timestamp | null;
   last_attempt_at: Timestamp | null;
   last_error: string | null;
