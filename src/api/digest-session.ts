@@ -9,7 +9,7 @@
  * only mean the key pair is wrong, never that a concurrent request's higher `nc` got there first.
  */
 import { randomBytes } from 'node:crypto';
-import { buildAuthorizationHeader, type DigestChallenge } from './digest.js';
+import { buildAuthorizationHeader, digestHa1, type DigestChallenge } from './digest.js';
 
 export interface DigestCredentials {
   readonly username: string;
@@ -34,20 +34,30 @@ export type ChallengeVerdict =
   | 'stale'
   /** We used an older cached nonce the server no longer knows (e.g. it restarted): answer once. */
   | 'renewed'
+  /** The server refused our `nc` and challenged again with the same nonce: answer with a higher one. */
+  | 'recount'
   /** We answered the nonce the server had just issued and it still refused: wrong key pair. */
   | 'rejected';
 
 /**
  * Pure decision for a Digest 401. `sent` is what the request carried; `justIssuedNonce` is the
- * nonce of the challenge this same request received immediately before, if any.
+ * nonce of the challenge this same request received immediately before, if any; `recounted`
+ * whether this request already answered that nonce again with a higher `nc`.
+ *
+ * A re-challenge with the very nonce we answered can mean a refused `nc` (a server that wants
+ * them strictly increasing, another client that used the same one) as well as a wrong key: a
+ * shared nonce proved the key already, and a private one gets one more answer before the key is
+ * called wrong.
  */
 export function judgeChallenge(
   challenge: DigestChallenge,
   sent: PreparedAuthorization | undefined,
   justIssuedNonce: string | undefined,
+  recounted = false,
 ): ChallengeVerdict {
   if (sent === undefined) return 'initial';
   if (challenge.stale) return 'stale';
+  if (challenge.nonce === sent.nonce && (sent.shared || !recounted)) return 'recount';
   if (sent.nonce === justIssuedNonce) return 'rejected';
   return 'renewed';
 }
@@ -55,6 +65,8 @@ export function judgeChallenge(
 export class DigestSession {
   #challenge: DigestChallenge | undefined;
   #nc = 0;
+  /** MD5-sess session keys by nonce, fixed by the first answer to each (a few recent nonces). */
+  readonly #sessionKeys = new Map<string, string>();
   readonly #credentials: DigestCredentials;
   readonly #newCnonce: () => string;
 
@@ -79,10 +91,14 @@ export class DigestSession {
     return this.#prepare(challenge, this.#nc, method, uri, true);
   }
 
-  /** Answers a challenge this request just received; private (nc=1) unless it is the shared nonce. */
-  answer(challenge: DigestChallenge, method: string, uri: string): PreparedAuthorization {
+  /**
+   * Answers a challenge this request just received; private (nc=1, or one above `previous` when
+   * that answered the same nonce privately) unless it is the shared nonce.
+   */
+  answer(challenge: DigestChallenge, method: string, uri: string, previous?: PreparedAuthorization): PreparedAuthorization {
     if (this.#isShared(challenge)) return this.authorize(method, uri)!;
-    return this.#prepare(challenge, 1, method, uri, false);
+    const nc = previous && !previous.shared && previous.nonce === challenge.nonce ? previous.nc + 1 : 1;
+    return this.#prepare(challenge, nc, method, uri, false);
   }
 
   /** The server accepted this Authorization: a privately answered nonce becomes the shared one. */
@@ -101,7 +117,7 @@ export class DigestSession {
   }
 
   #prepare(challenge: DigestChallenge, nc: number, method: string, uri: string, shared: boolean): PreparedAuthorization {
-    const header = buildAuthorizationHeader({
+    const answer = {
       username: this.#credentials.username,
       password: this.#credentials.password,
       method,
@@ -109,8 +125,22 @@ export class DigestSession {
       challenge,
       nc,
       cnonce: this.#newCnonce(),
-    });
+    };
+    const header = buildAuthorizationHeader({ ...answer, sessionKey: this.#sessionKey(answer) });
     return { header, nonce: challenge.nonce, nc, challenge, shared };
+  }
+
+  /** MD5-sess: the key the first answer to this nonce computed, so every later answer uses it too. */
+  #sessionKey(answer: Parameters<typeof digestHa1>[0]): string | undefined {
+    if (answer.challenge.algorithm.toUpperCase() !== 'MD5-SESS') return undefined;
+    const nonce = answer.challenge.nonce;
+    let key = this.#sessionKeys.get(nonce);
+    if (key === undefined) {
+      key = digestHa1(answer);
+      this.#sessionKeys.set(nonce, key);
+      if (this.#sessionKeys.size > 8) this.#sessionKeys.delete(this.#sessionKeys.keys().next().value!);
+    }
+    return key;
   }
 
   /** Keeps the password out of JSON (private fields are not shown by util.inspect either). */

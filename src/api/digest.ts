@@ -24,6 +24,11 @@ export interface DigestAnswer {
   readonly challenge: DigestChallenge;
   readonly nc: number;
   readonly cnonce: string;
+  /**
+   * MD5-sess: the session key (A1's hash) fixed for this nonce by the first request that answered
+   * it (RFC 7616 §3.4.2); computed from this answer's cnonce when absent.
+   */
+  readonly sessionKey?: string;
 }
 
 export function md5Hex(text: string): string {
@@ -104,11 +109,18 @@ export function isSupportedChallenge(challenge: DigestChallenge): boolean {
 /** The `response` value of RFC 7616 §3.4.1. */
 export function digestResponse(answer: DigestAnswer): string {
   const { challenge } = answer;
-  let ha1 = md5Hex(`${answer.username}:${challenge.realm}:${answer.password}`);
-  if (challenge.algorithm.toUpperCase() === 'MD5-SESS') ha1 = md5Hex(`${ha1}:${challenge.nonce}:${answer.cnonce}`);
+  const ha1 = digestHa1(answer);
   const ha2 = md5Hex(`${answer.method}:${answer.uri}`);
   if (challenge.qop.length === 0) return md5Hex(`${ha1}:${challenge.nonce}:${ha2}`);
   return md5Hex(`${ha1}:${challenge.nonce}:${formatNonceCount(answer.nc)}:${answer.cnonce}:auth:${ha2}`);
+}
+
+/** A1's hash: for MD5-sess the session key, given or computed from this answer's cnonce. */
+export function digestHa1(answer: DigestAnswer): string {
+  const { challenge } = answer;
+  const ha1 = md5Hex(`${answer.username}:${challenge.realm}:${answer.password}`);
+  if (challenge.algorithm.toUpperCase() !== 'MD5-SESS') return ha1;
+  return answer.sessionKey ?? md5Hex(`${ha1}:${challenge.nonce}:${answer.cnonce}`);
 }
 
 /** The full `Authorization` header value answering a challenge. */

@@ -4,7 +4,7 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 
-export type ChallengeKind = 'initial' | 'stale' | 'renewed' | 'rejected';
+export type ChallengeKind = 'initial' | 'stale' | 'renewed' | 'recount' | 'rejected';
 
 export interface ApiMetrics {
   /** HTTP requests sent, by scope kind and status (`error` when no response arrived). */
@@ -36,7 +36,7 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
     }),
     challenges: new Counter({
       name: 'events_mirror_api_digest_challenges_total',
-      help: 'Digest 401 challenges from the Events API (initial, stale nonce, renewed nonce, rejected key)',
+      help: 'Digest 401 challenges from the Events API (initial, stale nonce, renewed nonce, refused nc answered again, rejected key)',
       labelNames: ['scope_kind', 'kind'],
       registers,
     }),

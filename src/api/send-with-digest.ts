@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Scope } from '../scope.js';
 import { ApiCredentialsError, ApiError, ApiTransientError, type ApiFailure } from './api-error.js';
 import { isSupportedChallenge, parseDigestChallenge, type DigestChallenge } from './digest.js';
-import { judgeChallenge, type DigestSession } from './digest-session.js';
+import { judgeChallenge, type DigestSession, type PreparedAuthorization } from './digest-session.js';
 import type { ApiMetrics } from './metrics.js';
 import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
@@ -41,9 +41,12 @@ export async function sendWithDigest(
 ): Promise<{ list: ListBody; bytes: number }> {
   const { session, metrics, logger } = deps;
   let received: DigestChallenge | undefined;
+  let previous: PreparedAuthorization | undefined;
+  let recounted = false;
   for (let challenges = 0; ;) {
     await deps.budget.take(scope, signal);
-    const auth = received ? session.answer(received, context.method, uri) : session.authorize(context.method, uri);
+    const auth = received ? session.answer(received, context.method, uri, previous) : session.authorize(context.method, uri);
+    previous = auth;
     counter.requests += 1;
     const started = performance.now();
     let status: number;
@@ -94,7 +97,8 @@ export async function sendWithDigest(
           message: `${context.method} ${context.target} for ${context.scope} failed: 401 asks for Digest algorithm ${challenge.algorithm} with qop ${challenge.qop.join(',') || 'none'}; this client answers MD5 / MD5-sess with qop auth`,
         });
       }
-      const verdict = judgeChallenge(challenge, auth, received?.nonce);
+      const verdict = judgeChallenge(challenge, auth, received?.nonce, recounted);
+      if (verdict === 'recount') recounted = true;
       metrics?.challenges.inc({ scope_kind: scope.kind, kind: verdict });
       if (verdict === 'rejected') throw new ApiCredentialsError(base, deps.publicKey);
       challenges += 1;

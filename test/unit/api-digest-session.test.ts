@@ -61,4 +61,12 @@ describe('judgeChallenge', () => {
     expect(judgeChallenge(challenge('b'), sent('old'), undefined)).toBe('renewed');
     expect(judgeChallenge(challenge('c'), sent('old'), 'b')).toBe('renewed');
   });
+
+  it('answers a re-challenge with the same nonce again (a refused nc), and a private one only once', () => {
+    expect(judgeChallenge(challenge('a'), sent('a'), 'a')).toBe('recount');
+    expect(judgeChallenge(challenge('a'), sent('a'), 'a', true)).toBe('recount'); // shared: the key is proven
+    const own = { ...sent('a'), shared: false };
+    expect(judgeChallenge(challenge('a'), own, 'a')).toBe('recount');
+    expect(judgeChallenge(challenge('a'), own, 'a', true)).toBe('rejected');
+  });
 });
