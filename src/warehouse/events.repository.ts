@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
 import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
+import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
 
 export interface UpsertCounts {
@@ -57,14 +58,28 @@ export async function upsertEvents(
       oc
         .column('id')
         .doUpdateSet(updates)
+        // A row follows the feed that listed it first: another feed listing the same id adds a
+        // membership below, never flips the row's scope or payload back and forth.
+        .where(sql<boolean>`${sql.ref('events.scope')} = ${sql.ref('excluded.scope')}`)
         .where(sql<boolean>`${sql.ref('events.payload')} is distinct from ${sql.ref('excluded.payload')}`),
     )
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
     .execute();
+  await recordMemberships(db, scopeKey, events);
 
   const inserted = returned.filter((row) => row.inserted).length;
   const changed = returned.length - inserted;
   return { inserted, changed, unchanged: events.length - inserted - changed };
+}
+
+/** The scope lists these events: one `event_scopes` row per (scope, id), kept once. */
+async function recordMemberships(db: Kysely<Database>, scopeKey: string, events: readonly ValidEvent[]): Promise<void> {
+  const ids = events.map((event) => toStorableText(event.id));
+  const created = events.map((event) => event.created.toISOString());
+  await sql`
+    insert into ${sql.table('event_scopes')} (scope, event_id, created)
+    select ${scopeKey}, m.id, m.created::timestamptz from unnest(${ids}::text[], ${created}::text[]) as m(id, created)
+    on conflict (scope, event_id) do nothing`.execute(db);
 }
 
 /**

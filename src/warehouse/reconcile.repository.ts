@@ -30,13 +30,16 @@ export async function countKnownEvents(
   window: CountedWindow,
   eventTypes: readonly string[],
 ): Promise<KnownEvents> {
+  // Every event the scope's feed listed, including those another feed listed first.
   let held = db
-    .selectFrom('events')
+    .selectFrom('event_scopes as m')
     .select(sql<string>`count(*)`.as('n'))
-    .where('scope', '=', scopeKey)
-    .where('created', '>=', window.minDate)
-    .where('created', '<=', window.maxDate);
-  if (eventTypes.length > 0) held = held.where('event_type_name', 'in', [...eventTypes]);
+    .where('m.scope', '=', scopeKey)
+    .where('m.created', '>=', window.minDate)
+    .where('m.created', '<=', window.maxDate);
+  if (eventTypes.length > 0) {
+    held = held.innerJoin('events as e', 'e.id', 'm.event_id').where('e.event_type_name', 'in', [...eventTypes]);
+  }
   let setAside = db
     .selectFrom('rejected_events')
     .select(sql<string>`count(*)`.as('n'))

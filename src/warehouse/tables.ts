@@ -50,6 +50,14 @@ export interface EventsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** Every feed that listed an event (`events.scope` is the first). */
+export interface EventScopesTable {
+  scope: string;
+  event_id: string;
+  created: Timestamp;
+  first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface RejectedEventsTable {
   id: Generated<number>;
   scope: string;
@@ -199,6 +207,7 @@ export interface SyncLagView {
 export interface Database {
   events: EventsTable;
   rejected_events: RejectedEventsTable;
+  event_scopes: EventScopesTable;
   sync_state: SyncStateTable;
   sync_runs: SyncRunsTable;
   reconcile_runs: ReconcileRunsTable;

@@ -223,6 +223,7 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(await getSyncState(warehouse.db, scope)).toEqual({
         scope,
         watermark: null,
+        settings: null,
         lastSuccessAt: null,
         lastAttemptAt: T0,
         lastError: 'HTTP 503 from /groups/x/events',
@@ -234,6 +235,7 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(await getSyncState(warehouse.db, scope)).toEqual({
         scope,
         watermark: later,
+        settings: null,
         lastSuccessAt: T1,
         lastAttemptAt: T0,
         lastError: null,
