@@ -86,6 +86,15 @@ const configSchema = z
       .object({ pollIntervalSeconds: positiveInt.default(60) })
       .strict()
       .prefault({}),
+    housekeeping: z
+      .object({
+        /** sync_runs rows older than this are deleted. */
+        runRetentionDays: positiveInt.default(30),
+        /** A run still `running` this long after it started, with no runner on its scope, was cut off. */
+        abandonAfterSeconds: positiveInt.default(3600),
+      })
+      .strict()
+      .prefault({}),
     reconcile: z
       .object({
         /** Default range of `reconcile`: this many days up to each scope's checkpoint. */
@@ -165,6 +174,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_SYNC_CONCURRENCY', path: ['sync', 'concurrency'], kind: 'int' },
   { name: 'EVENTS_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pollIntervalSeconds'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_DAYS', path: ['reconcile', 'days'], kind: 'int' },
+  { name: 'EVENTS_RUN_RETENTION_DAYS', path: ['housekeeping', 'runRetentionDays'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
   { name: 'WORKER_CONCURRENCY', path: ['worker', 'concurrency'], kind: 'int' },
   { name: 'METRICS_PORT', path: ['worker', 'metricsPort'], kind: 'int' },

@@ -5,6 +5,7 @@ import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
 import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
+import { keepHouse } from '../sync/housekeeping.js';
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
@@ -42,6 +43,7 @@ async function runSync(options: SyncOptions): Promise<number> {
         syncScope(runtime.ctx, settings, { mode: 'sync' }),
       );
       process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
+      await keepHouse(runtime.ctx, config.housekeeping, logger);
       if (options.once || shutdown.signal.aborted) return exitCodeFor(results);
       await sleep(config.scheduler.pollIntervalSeconds * 1000, shutdown.signal);
       if (shutdown.signal.aborted) return exitCodeFor(results);

@@ -18,6 +18,7 @@ import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 import { assertMigrated } from '../warehouse/migrator.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
+import { keepHouse } from '../sync/housekeeping.js';
 import { createJobProcessor } from './job-processor.js';
 import { createSyncMetrics } from './metrics.js';
 import { createSyncWorker } from './worker.js';
@@ -88,6 +89,15 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       logger,
     });
     void worker.run().catch((error: unknown) => logger.error({ err: error }, `worker stopped: ${errorMessage(error)}`));
+    // Every worker tidies sync_runs now and then; the work is idempotent, so several at once is fine.
+    const syncContext = runtime.ctx;
+    const tidy = () =>
+      void keepHouse(syncContext, config.housekeeping, logger).catch((error: unknown) =>
+        logger.warn({ err: { message: errorMessage(error) } }, `sync_runs housekeeping failed (tried again later): ${errorMessage(error)}`),
+      );
+    tidy();
+    const housekeeping = setInterval(tidy, HOUSEKEEPING_EVERY_MS);
+    housekeeping.unref();
     logger.info(
       {
         concurrency: config.worker.concurrency,
@@ -99,6 +109,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     );
 
     const signal = await stopRequested;
+    clearInterval(housekeeping);
     const shutdownMs = config.worker.shutdownTimeoutMs;
     logger.info(`${signal}: no new jobs; waiting up to ${shutdownMs} ms for running ones`);
     const closing = worker.close();
@@ -123,6 +134,8 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     await connection.quit().catch(() => connection.disconnect());
   }
 }
+
+const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
 
 /** The worker and scheduler run on several hosts: the embedded warehouse cannot be shared. */
 export function requirePostgres(config: Config, processName: string): void {

@@ -83,7 +83,7 @@ export interface SyncStateTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped' | 'abandoned';
 
 export interface SyncRunsTable {
   id: Generated<number>;

@@ -1,0 +1,37 @@
+/** Keeping `sync_runs` bounded and honest: retention by age, and runs a crash cut off marked. */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './tables.js';
+
+/** Deletes runs that started before `before`; returns how many. */
+export async function pruneRuns(db: Kysely<Database>, before: Date): Promise<number> {
+  const result = await db.deleteFrom('sync_runs').where('started_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Scopes with runs still `running` that started before `before`. */
+export async function scopesWithStaleRunning(db: Kysely<Database>, before: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sync_runs')
+    .select('scope')
+    .distinct()
+    .where('status', '=', 'running')
+    .where('started_at', '<', before)
+    .execute();
+  return rows.map((row) => row.scope);
+}
+
+/** Marks a scope's runs still `running` from before `before` as abandoned (call it holding the scope's lock). */
+export async function markAbandoned(db: Kysely<Database>, scopeKey: string, before: Date, now: Date = new Date()): Promise<number> {
+  const result = await db
+    .updateTable('sync_runs')
+    .set({
+      status: 'abandoned',
+      finished_at: now,
+      error: sql`coalesce(error, 'cut off before it finished (the process ended); its events are read again')`,
+    })
+    .where('scope', '=', scopeKey)
+    .where('status', '=', 'running')
+    .where('started_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
