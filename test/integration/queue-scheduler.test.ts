@@ -82,9 +82,9 @@ describe('job schedulers in Redis', () => {
     const from = new Date('2026-10-01T00:00:00Z');
     const to = new Date('2026-10-02T03:00:00Z');
     const first = await enqueueBackfill(queue, settings, from, to, 6 * 3600);
-    expect(first).toEqual({ windows: 5, added: 5 });
+    expect(first).toEqual({ windows: 5, added: 5, retried: 0 });
     const second = await enqueueBackfill(queue, settings, from, to, 6 * 3600);
-    expect(second).toEqual({ windows: 5, added: 0 });
+    expect(second).toEqual({ windows: 5, added: 0, retried: 0 });
     const jobs = await queue.getJobs(['prioritized', 'wait', 'delayed']);
     expect(jobs).toHaveLength(5);
     expect(jobs.every((j) => j.name === BACKFILL_JOB)).toBe(true);
