@@ -37,6 +37,13 @@ export function validateEvent(value: unknown): EventCheck {
 /** Validates a page (newest first); each rejected event is placed between its valid neighbours. */
 export function validateEvents(results: readonly unknown[]): { events: ValidEvent[]; rejected: RejectedEvent[] } {
   const checks = results.map(validateEvent);
+  // The created time of the nearest valid event after each position (older, on a newest-first page).
+  const olderAfter: Array<Date | undefined> = new Array<Date | undefined>(checks.length);
+  for (let i = checks.length - 1, older: Date | undefined; i >= 0; i -= 1) {
+    olderAfter[i] = older;
+    const check = checks[i]!;
+    if (check.ok) older = check.event.created;
+  }
   const events: ValidEvent[] = [];
   const rejected: RejectedEvent[] = [];
   let newer: Date | undefined;
@@ -46,8 +53,7 @@ export function validateEvents(results: readonly unknown[]): { events: ValidEven
       newer = check.event.created;
       return;
     }
-    const next = checks.slice(position + 1).find((later) => later.ok);
-    const older = next?.ok ? next.event.created : undefined;
+    const older = olderAfter[position];
     rejected.push(
       newer || older ? { ...check.rejected, listedBetween: { ...(newer ? { newer } : {}), ...(older ? { older } : {}) } } : check.rejected,
     );

@@ -105,7 +105,8 @@ export async function upsertEventsOneByOne(
 ): Promise<{ counts: UpsertCounts; refused: RejectedEvent[] }> {
   const counts: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
   const refused: RejectedEvent[] = [];
-  for (const event of dedupeById(events)) {
+  const distinct = dedupeById(events);
+  for (const event of distinct) {
     await sql`savepoint event_row`.execute(trx);
     try {
       const one = await upsertEvents(trx, scopeKey, [event], now);
@@ -120,7 +121,7 @@ export async function upsertEventsOneByOne(
       refused.push({ reason: `the warehouse refused it: ${message} (SQLSTATE ${code})`, payload: event.payload });
     }
   }
-  counts.unchanged += events.length - dedupeById(events).length;
+  counts.unchanged += events.length - distinct.length;
   return { counts, refused };
 }
 

@@ -80,3 +80,20 @@ describe('list and error bodies', () => {
     expect(envelopedErrorStatus({ status: 200, results: [], totalCount: 0 })).toBeUndefined();
   });
 });
+
+describe('where a rejected event was listed', () => {
+  it('lies between the valid events listed before (newer) and after (older) it on the page', () => {
+    const { rejected } = validateEvents([
+      { id: 'a', created: '2026-11-01T10:00:03Z' },
+      { id: 'b', created: 'not a date' },
+      { created: '2026-11-01T10:00:02Z' },
+      { id: 'c', created: '2026-11-01T10:00:01Z' },
+      { id: 'd', created: 'also not a date' },
+    ]);
+    expect(rejected.map((r) => r.listedBetween)).toEqual([
+      { newer: new Date('2026-11-01T10:00:03Z'), older: new Date('2026-11-01T10:00:01Z') },
+      { newer: new Date('2026-11-01T10:00:03Z'), older: new Date('2026-11-01T10:00:01Z') },
+      { newer: new Date('2026-11-01T10:00:01Z') },
+    ]);
+  });
+});
