@@ -7,17 +7,13 @@
  * of the page lands — on PostgreSQL and on the embedded warehouse.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, scopeSettings } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
+import { scopeSettings } from '../../src/config.js';
 import { parseScope } from '../../src/scope.js';
-import { openSyncRuntime, type SyncRuntime } from '../../src/sync/runtime.js';
+import type { SyncRuntime } from '../../src/sync/runtime.js';
 import { syncScope } from '../../src/sync/sync-scope.js';
-import { IN_MEMORY } from '../../src/warehouse/database.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
 const GROUP = 'group:6a0000000000000000000171';
@@ -49,47 +45,16 @@ function poisonPage(): unknown[] {
 }
 
 describe.each(['postgres', 'pglite'] as const)('a page with text the warehouse refuses (%s)', (kind) => {
-  let server: Server;
-  let database: TestDatabase | undefined;
+  let stub: StubFeedSync;
   let runtime: SyncRuntime;
 
   beforeAll(async () => {
-    // A plain HTTP server over real HTTP: the client sends no Authorization until challenged.
-    server = createServer((req, res) => {
-      res.setHeader('content-type', 'application/json');
-      const page = new URL(req.url!, 'http://x').searchParams.get('pageNum');
-      const results = page === '1' ? poisonPage() : [];
-      res.end(JSON.stringify({ links: [], results, totalCount: page === '1' ? results.length : 0 }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    if (kind === 'postgres') database = await createTestDatabase();
-    const config = loadConfig({
-      env: {
-        EVENTS_API_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/v1.0`,
-        EVENTS_API_PUBLIC_KEY: 'public',
-        EVENTS_API_PRIVATE_KEY: 'private',
-        EVENTS_SCOPES: GROUP,
-        EVENTS_START_DATE: daysAgo(1).toISOString(),
-        ...(database ? { DATABASE_URL: database.url } : {}),
-      },
-      overrides: { database: { dataDir: IN_MEMORY }, sync: { settleSeconds: 0 } },
-    });
-    if (database) {
-      const { createWarehouse } = await import('../../src/warehouse/database.js');
-      const { migrateToLatest } = await import('../../src/warehouse/migrator.js');
-      const warehouse = await createWarehouse({ url: database.url, schema: 'events_mirror', dataDir: 'unused' });
-      await migrateToLatest(warehouse);
-      await warehouse.close();
-    }
-    runtime = await openSyncRuntime(config, silentLogger());
-    const result = await syncScope(runtime.ctx, scopeSettings(config, parseScope(GROUP)), { mode: 'sync' });
+    stub = await startStubFeedSync(kind, [GROUP], () => poisonPage());
+    runtime = stub.runtime;
+    const result = await syncScope(runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
     expect(result.status, String(result.error)).toBe('succeeded');
   });
-  afterAll(async () => {
-    await runtime?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await database?.drop();
-  });
+  afterAll(async () => stub?.close());
 
   it('stores NUL-bearing text (id included) as U+FFFD and moves the checkpoint', async () => {
     const db = runtime.warehouse.db;

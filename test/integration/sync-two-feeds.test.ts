@@ -5,18 +5,12 @@
  * that listed it first, both memberships are queryable in `event_scopes`, and re-reading either
  * feed changes nothing — on PostgreSQL and the embedded warehouse.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, scopeSettings } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
+import { scopeSettings, type Config } from '../../src/config.js';
 import { parseScope } from '../../src/scope.js';
-import { openSyncRuntime, type SyncRuntime } from '../../src/sync/runtime.js';
+import type { SyncRuntime } from '../../src/sync/runtime.js';
+import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
 import { syncScope } from '../../src/sync/sync-scope.js';
-import { IN_MEMORY, createWarehouse } from '../../src/warehouse/database.js';
-import { migrateToLatest } from '../../src/warehouse/migrator.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { daysAgo } from '../helpers/sync-fixture.js';
 
 const ORG = 'org:5f0000000000000000000211';
 const GROUP = 'group:6a0000000000000000000211';
@@ -35,43 +29,15 @@ function feed(path: string): unknown[] {
 }
 
 describe.each(['postgres', 'pglite'] as const)('an event two feeds list (%s)', (kind) => {
-  let server: Server;
-  let database: TestDatabase | undefined;
+  let stub: StubFeedSync;
   let runtime: SyncRuntime;
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const url = new URL(req.url!, 'http://x');
-      const results = url.searchParams.get('pageNum') === '1' ? feed(url.pathname) : [];
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ links: [], results, totalCount: results.length }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    if (kind === 'postgres') {
-      database = await createTestDatabase();
-      const warehouse = await createWarehouse({ url: database.url, schema: 'events_mirror', dataDir: 'unused' });
-      await migrateToLatest(warehouse);
-      await warehouse.close();
-    }
-    config = loadConfig({
-      env: {
-        EVENTS_API_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/v1.0`,
-        EVENTS_API_PUBLIC_KEY: 'public',
-        EVENTS_API_PRIVATE_KEY: 'private',
-        EVENTS_SCOPES: `${ORG},${GROUP}`,
-        EVENTS_START_DATE: daysAgo(1).toISOString(),
-        ...(database ? { DATABASE_URL: database.url } : {}),
-      },
-      overrides: { database: { dataDir: IN_MEMORY }, sync: { settleSeconds: 0, lookbackSeconds: 86_400 } },
-    });
-    runtime = await openSyncRuntime(config, silentLogger());
+    stub = await startStubFeedSync(kind, [ORG, GROUP], feed, { sync: { lookbackSeconds: 86_400 } });
+    ({ runtime, config } = stub);
   });
-  afterAll(async () => {
-    await runtime?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await database?.drop();
-  });
+  afterAll(async () => stub?.close());
 
   const sync = (key: string) => syncScope(runtime.ctx, scopeSettings(config, parseScope(key)), { mode: 'sync' });
 

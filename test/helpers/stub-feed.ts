@@ -1,0 +1,64 @@
+/**
+ * A plain HTTP server standing in for the Events API where a test needs pages the emulator would
+ * never serve (exact payloads, one id in two feeds). It asks for no authentication (the client
+ * sends none until challenged) and serves `pageOne(path)` as page 1 of every window, nothing after.
+ * With it, a sync runtime on a fresh PostgreSQL database or an in-memory embedded warehouse.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config, type ConfigInput } from '../../src/config.js';
+import { silentLogger } from '../../src/logger.js';
+import { openSyncRuntime, type SyncRuntime } from '../../src/sync/runtime.js';
+import { IN_MEMORY, createWarehouse } from '../../src/warehouse/database.js';
+import { migrateToLatest } from '../../src/warehouse/migrator.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { daysAgo } from './sync-fixture.js';
+
+export interface StubFeedSync {
+  readonly config: Config;
+  readonly runtime: SyncRuntime;
+  close(): Promise<void>;
+}
+
+export async function startStubFeedSync(
+  kind: 'postgres' | 'pglite',
+  scopes: readonly string[],
+  pageOne: (path: string) => unknown[],
+  overrides: ConfigInput = {},
+): Promise<StubFeedSync> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://stub');
+    const results = url.searchParams.get('pageNum') === '1' ? pageOne(url.pathname) : [];
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ links: [], results, totalCount: results.length }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let database: TestDatabase | undefined;
+  if (kind === 'postgres') {
+    database = await createTestDatabase();
+    const warehouse = await createWarehouse({ url: database.url, schema: 'events_mirror', dataDir: 'unused' });
+    await migrateToLatest(warehouse);
+    await warehouse.close();
+  }
+  const config = loadConfig({
+    env: {
+      EVENTS_API_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/v1.0`,
+      EVENTS_API_PUBLIC_KEY: 'public',
+      EVENTS_API_PRIVATE_KEY: 'private',
+      EVENTS_SCOPES: scopes.join(','),
+      EVENTS_START_DATE: daysAgo(1).toISOString(),
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    },
+    overrides: { ...overrides, database: { dataDir: IN_MEMORY }, sync: { settleSeconds: 0, ...overrides.sync } },
+  });
+  const runtime = await openSyncRuntime(config, silentLogger());
+  return {
+    config,
+    runtime,
+    async close() {
+      await runtime.close();
+      await new Promise((resolve) => server.close(resolve));
+      await database?.drop();
+    },
+  };
+}
