@@ -157,6 +157,15 @@ describe('reconcile', () => {
     expect((after.byStatus[200] ?? 0) - (before.byStatus[200] ?? 0)).toBe(windows);
   }, 120_000);
 
+  it('refuses bad arguments with one line and the usage, touching nothing', async () => {
+    const swapped = await runCli(['reconcile', '--from', '2026-11-02', '--to', '2026-11-01'], env);
+    expect(swapped.code).toBe(2);
+    expect(swapped.stderr).toMatch(/--from 2026-11-02T00:00:00Z is after --to 2026-11-01T00:00:00Z: swap them/);
+    const badScope = await runCli(['reconcile', '--scope', 'cluster:x'], env);
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toMatch(/--scope/);
+  });
+
   it('reports a warehouse holding more than the API lists, deletes nothing, and exits 1', async () => {
     const held = await totalHeld();
     fixture.emulator.dataset.setRetentionDays(1.5);
