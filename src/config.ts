@@ -262,7 +262,36 @@ function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
     if (raw === undefined || raw.trim() === '') continue;
     setPath(layer, binding.path, convertEnvValue(binding, raw.trim()));
   }
+  for (const secret of SECRET_FILE_BINDINGS) {
+    const file = env[`${secret.name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[secret.name]?.trim()) {
+      throw new ConfigError(`both ${secret.name} and ${secret.name}_FILE are set: keep one`);
+    }
+    setPath(layer, secret.path, readSecretFile(`${secret.name}_FILE`, file));
+  }
   return layer;
+}
+
+/** Secrets that may also come from a file (Docker and Kubernetes secrets): `<NAME>_FILE`. */
+const SECRET_FILE_BINDINGS: ReadonlyArray<{ name: string; path: readonly string[] }> = [
+  { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'] },
+];
+
+/** The file's content without its trailing newline; an unreadable or empty file stops the start. */
+function readSecretFile(variable: string, file: string): string {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new ConfigError(
+      `${variable}=${file}: cannot read the file (${typeof code === 'string' ? code : 'unreadable'}): fix the path or its permissions`,
+    );
+  }
+  const secret = content.replace(/\r?\n$/, '');
+  if (secret.trim() === '') throw new ConfigError(`${variable}=${file}: the file is empty: put the secret in it`);
+  return secret;
 }
 
 function convertEnvValue(binding: EnvBinding, raw: string): unknown {
@@ -360,7 +389,7 @@ function finish(parsed: ParsedConfig): Config {
 export function requireApiCredentials(config: Config): { publicKey: string; privateKey: string } {
   const missing = [
     config.api.publicKey ? undefined : 'EVENTS_API_PUBLIC_KEY',
-    config.api.privateKey ? undefined : 'EVENTS_API_PRIVATE_KEY',
+    config.api.privateKey ? undefined : 'EVENTS_API_PRIVATE_KEY (or EVENTS_API_PRIVATE_KEY_FILE)',
   ].filter((name): name is string => name !== undefined);
   if (missing.length > 0) {
     throw new ConfigError(`missing API key pair: set ${missing.join(' and ')} (the API key's public and private key)`);

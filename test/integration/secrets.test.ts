@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/services.js';
@@ -59,6 +62,31 @@ describe('the private key never reaches logs, errors, sync_runs, sync_state or j
     } finally {
       await warehouse.close();
     }
+  });
+
+  it('reads the private key from EVENTS_API_PRIVATE_KEY_FILE, and says so when the file is missing or empty', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'em-secret-'));
+    const file = path.join(dir, 'private-key');
+    writeFileSync(file, `${privateKey}\n`, { mode: 0o600 });
+    const env = { ...fixture.env, EVENTS_API_PRIVATE_KEY: undefined, EVENTS_API_PRIVATE_KEY_FILE: file };
+    const good = await runCli(['sync', '--once'], env);
+    expect(good.code, good.stderr).toBe(0);
+    expectClean(good.stdout + good.stderr, 'output of a run with the key from a file');
+
+    const missing = await runCli(['sync', '--once'], { ...env, EVENTS_API_PRIVATE_KEY_FILE: path.join(dir, 'nope') });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toMatch(
+      /^events-mirror: EVENTS_API_PRIVATE_KEY_FILE=\S+nope: cannot read the file \(ENOENT\): fix the path or its permissions$/,
+    );
+    writeFileSync(path.join(dir, 'empty'), '\n');
+    const empty = await runCli(['sync', '--once'], { ...env, EVENTS_API_PRIVATE_KEY_FILE: path.join(dir, 'empty') });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('EVENTS_API_PRIVATE_KEY_FILE=');
+    expect(empty.stderr).toContain('the file is empty: put the secret in it');
+    const both = await runCli(['sync', '--once'], { ...env, EVENTS_API_PRIVATE_KEY: privateKey });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('both EVENTS_API_PRIVATE_KEY and EVENTS_API_PRIVATE_KEY_FILE are set: keep one');
+    expectClean(missing.stderr + empty.stderr + both.stderr, 'errors about the key file');
   });
 
   it('holds for backfill jobs enqueued in Redis', async () => {
