@@ -96,7 +96,9 @@ describe('configuration and arguments: one line, exit 2', () => {
   it.concurrent('missing API key pair (worker)', async () => {
     const result = await runCli(['worker'], { EVENTS_API_PUBLIC_KEY: 'p', DATABASE_URL: 'postgres://127.0.0.1:1/x' });
     expect(result.code).toBe(2);
-    expect(oneLine(result)).toBe("missing API key pair: set EVENTS_API_PRIVATE_KEY (or EVENTS_API_PRIVATE_KEY_FILE) (the API key's public and private key)");
+    expect(oneLine(result)).toBe(
+      "missing API key pair: set EVENTS_API_PRIVATE_KEY (or EVENTS_API_PRIVATE_KEY_FILE) (the API key's public and private key)",
+    );
   });
 
   it.concurrent('no scopes configured (scheduler --once)', async () => {
