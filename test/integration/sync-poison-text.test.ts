@@ -49,7 +49,9 @@ describe.each(['postgres', 'pglite'] as const)('a page with text the warehouse r
   let runtime: SyncRuntime;
 
   beforeAll(async () => {
-    stub = await startStubFeedSync(kind, [GROUP], () => poisonPage());
+    // One page for every window the sync reads: the same events each time (created times fixed).
+    const page = poisonPage();
+    stub = await startStubFeedSync(kind, [GROUP], () => page);
     runtime = stub.runtime;
     const result = await syncScope(runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
     expect(result.status, String(result.error)).toBe('succeeded');
