@@ -111,6 +111,8 @@ const configSchema = z
         concurrency: positiveInt.default(4),
         metricsPort: nonNegativeInt.max(65_535).default(9464),
         shutdownTimeoutMs: positiveInt.default(30_000),
+        /** A job running longer is abandoned (its slot freed, its scope lock released) and retried. */
+        jobTimeoutMs: positiveInt.default(15 * 60_000),
       })
       .strict()
       .prefault({}),
@@ -119,6 +121,10 @@ const configSchema = z
         url: urlWithScheme(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
         schema: z.string().regex(IDENTIFIER, 'expected a plain lower-case SQL identifier such as events_mirror').default('events_mirror'),
         dataDir: z.string().min(1).default('./data'),
+        /** Connecting, and waiting for a pooled connection. */
+        connectTimeoutMs: positiveInt.default(10_000),
+        /** One query, measured on the client: a silent database is noticed within it. */
+        queryTimeoutMs: positiveInt.default(30_000),
       })
       .strict()
       .prefault({}),
@@ -131,6 +137,16 @@ const configSchema = z
           .string()
           .regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits, _ . : or - such as events-mirror')
           .default('events-mirror'),
+        connectTimeoutMs: positiveInt.default(10_000),
+        /**
+         * A connection that hears nothing this long while a command waits is closed and reopened.
+         * Above BullMQ's longest blocking wait (10 s), or an idle worker's wait would trip it.
+         */
+        socketTimeoutMs: z
+          .number()
+          .int()
+          .min(11_000, 'must exceed BullMQ’s longest blocking wait of 10 s (10000 ms); the default is 20000')
+          .default(20_000),
       })
       .strict()
       .prefault({}),
@@ -178,11 +194,16 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
   { name: 'WORKER_CONCURRENCY', path: ['worker', 'concurrency'], kind: 'int' },
   { name: 'METRICS_PORT', path: ['worker', 'metricsPort'], kind: 'int' },
+  { name: 'WORKER_SHUTDOWN_TIMEOUT_MS', path: ['worker', 'shutdownTimeoutMs'], kind: 'int' },
+  { name: 'WORKER_JOB_TIMEOUT_MS', path: ['worker', 'jobTimeoutMs'], kind: 'int' },
   { name: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },
+  { name: 'DATABASE_CONNECT_TIMEOUT_MS', path: ['database', 'connectTimeoutMs'], kind: 'int' },
+  { name: 'DATABASE_QUERY_TIMEOUT_MS', path: ['database', 'queryTimeoutMs'], kind: 'int' },
   { name: 'WAREHOUSE_SCHEMA', path: ['database', 'schema'], kind: 'string' },
   { name: 'EVENTS_MIRROR_DATA_DIR', path: ['database', 'dataDir'], kind: 'string' },
   { name: 'REDIS_URL', path: ['redis', 'url'], kind: 'string' },
   { name: 'REDIS_PREFIX', path: ['redis', 'prefix'], kind: 'string' },
+  { name: 'REDIS_SOCKET_TIMEOUT_MS', path: ['redis', 'socketTimeoutMs'], kind: 'int' },
   { name: 'LOG_LEVEL', path: ['logLevel'], kind: 'string' },
 ];
 

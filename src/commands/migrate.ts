@@ -4,6 +4,8 @@ import { createWarehouse } from '../warehouse/database.js';
 import { knownMigrations, migrateToLatest } from '../warehouse/migrator.js';
 import { EXIT_OK, action, createContext } from './context.js';
 
+const MIGRATION_QUERY_TIMEOUT_MS = 60 * 60_000;
+
 export function registerMigrateCommand(program: Command): void {
   program
     .command('migrate')
@@ -16,6 +18,11 @@ export function registerMigrateCommand(program: Command): void {
           schema: config.database.schema,
           dataDir: config.database.dataDir,
           poolSize: 1,
+          // Run by hand, and a migration may build an index over every event: a long deadline.
+          deadlines: {
+            connectTimeoutMs: config.database.connectTimeoutMs,
+            queryTimeoutMs: Math.max(config.database.queryTimeoutMs, MIGRATION_QUERY_TIMEOUT_MS),
+          },
           logger,
         });
         try {

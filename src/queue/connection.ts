@@ -3,6 +3,12 @@
  * (maxRetriesPerRequest: null, as BullMQ requires) and the client reconnects forever with a capped
  * backoff, so a Redis restart pauses the processes instead of killing them. One line is logged when
  * the connection drops and one when it is back, not one per reconnect attempt.
+ *
+ * A silent failure (a partition: nothing closed, nothing answered) is noticed by ioredis's
+ * `socketTimeout`: a connection that hears nothing for that long while a command waits is destroyed
+ * and reopened, and the waiting commands are sent again. BullMQ duplicates this connection for its
+ * blocking reads, options included, and blocks at most 10 s at a time, so the socket timeout sits
+ * above that; BullMQ's own watchdog resets a blocking read that outlives its timeout.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { ConfigError } from '../errors.js';
@@ -15,7 +21,12 @@ export interface RedisConnectionOptions {
   readonly logger: Logger;
   /** Longest wait between reconnect attempts. */
   readonly maxReconnectDelayMs?: number;
+  readonly connectTimeoutMs?: number;
+  /** Silence, while a command waits, after which the connection is closed and reopened. */
+  readonly socketTimeoutMs?: number;
 }
+
+const TCP_KEEPALIVE_DELAY_MS = 10_000;
 
 export function createRedisConnection(options: RedisConnectionOptions): Redis {
   const where = describeRedisUrl(options.url);
@@ -23,6 +34,9 @@ export function createRedisConnection(options: RedisConnectionOptions): Redis {
   const redisOptions: RedisOptions = {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    socketTimeout: options.socketTimeoutMs ?? 20_000,
+    keepAlive: TCP_KEEPALIVE_DELAY_MS,
     connectionName: `events-mirror:${options.name}`,
     retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt, 10), maxDelay),
     // A replica promoted after a failover answers READONLY to writes: reconnect to the new primary.

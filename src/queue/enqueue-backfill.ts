@@ -61,7 +61,13 @@ export async function runEnqueueBackfill(
   to: Date,
   options: { readonly force?: boolean } = {},
 ): Promise<number> {
-  const connection = createRedisConnection({ url: config.redis.url, name: 'backfill-enqueue', logger });
+  const connection = createRedisConnection({
+    url: config.redis.url,
+    name: 'backfill-enqueue',
+    logger,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
+    socketTimeoutMs: config.redis.socketTimeoutMs,
+  });
   const queue = createSyncQueue(connection, config.redis.prefix);
   try {
     await waitForRedis(connection, config.redis.url, 10_000);

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { withDeadline } from '../deadline.js';
 import { errorMessage } from '../errors.js';
 
 export type HealthCheck = () => Promise<void>;
@@ -34,7 +35,7 @@ export async function runHealthChecks(checks: Readonly<Record<string, HealthChec
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {
-        await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
+        await withDeadline(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
         return [name, 'ok'] as const;
       } catch (error) {
         return [name, errorMessage(error)] as const;
@@ -89,12 +90,4 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
         server.closeAllConnections();
       }),
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -23,7 +23,13 @@ const ONCE_REDIS_TIMEOUT_MS = 10_000;
 export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
   const scopes = requireScopes(config);
   const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
-  const connection = createRedisConnection({ url: config.redis.url, name: 'scheduler', logger });
+  const connection = createRedisConnection({
+    url: config.redis.url,
+    name: 'scheduler',
+    logger,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
+    socketTimeoutMs: config.redis.socketTimeoutMs,
+  });
   const queue = createSyncQueue(connection, config.redis.prefix);
   const stop = listenForShutdown();
   try {

@@ -11,6 +11,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createApiMetrics } from '../api/metrics.js';
 import { redisRequestBudget } from '../api/request-budget.js';
 import { requireApiCredentials, type Config } from '../config.js';
+import { settlesWithin } from '../deadline.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { listenForShutdown } from '../shutdown-signals.js';
@@ -47,7 +48,13 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       });
   const stopRequested = options.stopSignal ?? signals!.first;
 
-  const connection = createRedisConnection({ url: config.redis.url, name: 'worker', logger });
+  const connection = createRedisConnection({
+    url: config.redis.url,
+    name: 'worker',
+    logger,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
+    socketTimeoutMs: config.redis.socketTimeoutMs,
+  });
   let runtime: SyncRuntime | undefined;
   let health: HealthServer | undefined;
   try {
@@ -144,15 +151,4 @@ export function requirePostgres(config: Config, processName: string): void {
       `the ${processName} needs DATABASE_URL: it shares one PostgreSQL warehouse with every other worker, and the embedded warehouse serves a single process only`,
     );
   }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]).finally(() => clearTimeout(timer));
 }

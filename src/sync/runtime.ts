@@ -49,6 +49,7 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
     // Every running scope pins one connection for its advisory lock and needs another for its
     // queries; a smaller pool could deadlock with every connection holding a lock.
     poolSize: 2 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
+    deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
   });
   try {

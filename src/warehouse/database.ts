@@ -14,6 +14,7 @@ import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
+import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
@@ -34,6 +35,8 @@ export interface WarehouseOptions {
   dataDir: string;
   logger?: Logger;
   poolSize?: number;
+  /** PostgreSQL only: how long a connect and a query may take (see postgres-pool.ts). */
+  deadlines?: PostgresDeadlines;
 }
 
 export const IN_MEMORY = 'memory://';
@@ -49,7 +52,7 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
   const schema = assertPlainIdentifier(options.schema);
   const setSearchPath = `SET search_path TO ${quoteIdentifier(schema)}`;
   const { dialect, kind, where, lock } = options.url
-    ? postgresDialect(options.url, setSearchPath, options.poolSize)
+    ? postgresDialect(options.url, setSearchPath, options.poolSize, options.deadlines)
     : await pgliteDialect(options.dataDir, setSearchPath);
   const root = new Kysely<Database>({ dialect });
   const destroy = async () => {
@@ -84,26 +87,24 @@ interface OpenedDialect {
   readonly lock?: DataDirLock;
 }
 
-function postgresDialect(url: string, setSearchPath: string, poolSize = 10): OpenedDialect {
+function postgresDialect(url: string, setSearchPath: string, poolSize = 10, deadlines = DEFAULT_POSTGRES_DEADLINES): OpenedDialect {
   const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText };
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
+  const pool = createPostgresPool(
+    {
+      connectionString: url,
+      max: poolSize,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
+      },
     },
-  });
-  // A connection can drop (a server restart) while its client sits idle in the pool or checked out
-  // between queries (a scope lock's pinned connection, an open transaction); pg emits 'error' on it,
-  // which crashes the process without a listener. The pending or next query on that client fails
-  // (a transient error: the job is retried), and the pool discards it on release.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+    deadlines,
+  );
+  const sessionSetup = `${setSearchPath}; ${sessionSettingsSql(deadlines)}`;
   const dialect = new PostgresDialect({
     pool,
     onCreateConnection: async (connection) => {
-      await connection.executeQuery(CompiledQuery.raw(setSearchPath));
+      await connection.executeQuery(CompiledQuery.raw(sessionSetup));
     },
   });
   return { dialect, kind: 'postgres', where: describeUrl(url) };
