@@ -4,6 +4,11 @@
  * 404, a malformed payload) throws UnrecoverableError so BullMQ does not retry it; anything else
  * throws a plain error and BullMQ retries it with backoff. A job interrupted by shutdown goes back
  * to the waiting list untouched (no attempt spent), for another worker to take.
+ *
+ * Every job has a deadline (`worker.jobTimeoutMs`): past it the job is interrupted (its requests
+ * aborted, its scope lock released) and fails as a transient error, so BullMQ retries it. A job
+ * whose work does not unwind within a short grace is abandoned all the same: a worker slot is
+ * never held forever by a wait that ignores its signal.
  */
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { z } from 'zod';
@@ -49,37 +54,79 @@ export interface ProcessorDeps {
   readonly lockRetryMs?: number;
   /** A differing window at most this many pages deep is re-read by reconcile (config reconcile.reReadPages). */
   readonly reconcileReReadPages?: number;
+  /** A job running longer is interrupted and retried (config worker.jobTimeoutMs). */
+  readonly jobTimeoutMs?: number;
 }
+
+export const DEFAULT_JOB_TIMEOUT_MS = 15 * 60_000;
+/** How long an interrupted job's work gets to unwind (record its run, release its lock) before it is abandoned. */
+const UNWIND_GRACE_MS = 5_000;
 
 export type SyncJobProcessor = (job: Job, token?: string) => Promise<JobSummary>;
 
 export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
+  const timeoutMs = deps.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   return async (job, token) => {
     const started = performance.now();
     const name = job.name as SyncJobName;
     const record = (outcome: JobOutcome) => deps.metrics?.recordJob(name, outcome, (performance.now() - started) / 1000, scopeOf(job));
+    const shutdown = deps.ctx.signal;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const jobDeps: ProcessorDeps = { ...deps, ctx: { ...deps.ctx, signal: shutdown ? AbortSignal.any([shutdown, deadline]) : deadline } };
     try {
-      const summary =
-        job.name === POLL_JOB
-          ? await runPoll(deps, job)
-          : job.name === BACKFILL_JOB
-            ? await runBackfillWindow(deps, job)
-            : job.name === RECONCILE_JOB
-              ? await runReconcile(deps, job)
-              : unknownJob(job);
+      const summary = await abandonedAfter(runJob(jobDeps, job), jobDeps.ctx.signal!, UNWIND_GRACE_MS);
       record(summary.status === 'skipped' ? 'skipped' : 'succeeded');
       return summary;
     } catch (error) {
-      if (deps.ctx.signal?.aborted && !(error instanceof UnrecoverableError) && token) {
+      if (shutdown?.aborted && !(error instanceof UnrecoverableError) && token) {
         await job.moveToWait(token);
         record('handed_back');
         deps.logger.info({ jobId: job.id, job: job.name }, `job ${job.id} interrupted by shutdown: handed back to the queue`);
         throw new WaitingError();
       }
+      if (deadline.aborted) {
+        record('failed_transient');
+        throw new JobDeadlineError(job, timeoutMs, error);
+      }
       record(error instanceof UnrecoverableError ? 'failed_permanent' : 'failed_transient');
       throw error;
     }
   };
+}
+
+function runJob(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+  if (job.name === POLL_JOB) return runPoll(deps, job);
+  if (job.name === BACKFILL_JOB) return runBackfillWindow(deps, job);
+  if (job.name === RECONCILE_JOB) return runReconcile(deps, job);
+  return Promise.resolve().then(() => unknownJob(job));
+}
+
+/** `work`, or a rejection once `signal` has been aborted for `graceMs` and the work still runs. */
+async function abandonedAfter<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => (timer = setTimeout(() => abandon(signal.reason), graceMs));
+  let abandon!: (reason: unknown) => void;
+  const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await Promise.race([work, abandoned]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    clearTimeout(timer);
+  }
+}
+
+export class JobDeadlineError extends Error {
+  override readonly name = 'JobDeadlineError';
+  constructor(job: Job, timeoutMs: number, cause: unknown) {
+    const scope = scopeOf(job);
+    super(
+      `job ${job.id} (${job.name}${scope ? ` for ${scope}` : ''}) ran past its deadline of ${timeoutMs} ms (worker.jobTimeoutMs): ` +
+        `interrupted, its scope lock released, and retried with backoff; raise worker.jobTimeoutMs if such jobs are expected to take longer`,
+      { cause },
+    );
+  }
 }
 
 async function runPoll(deps: ProcessorDeps, job: Job): Promise<JobSummary> {

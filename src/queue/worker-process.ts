@@ -92,6 +92,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         logger,
         metrics: syncMetrics,
         reconcileReReadPages: config.reconcile.reReadPages,
+        jobTimeoutMs: config.worker.jobTimeoutMs,
       }),
       logger,
     });

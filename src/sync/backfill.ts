@@ -75,7 +75,7 @@ export async function backfillWindow(
 
 async function waitForLock(ctx: SyncContext, key: string, retryMs: number) {
   for (;;) {
-    const release = await ctx.lock.tryAcquire(key);
+    const release = await ctx.lock.tryAcquire(key, ctx.signal);
     if (release) return release;
     ctx.signal?.throwIfAborted();
     ctx.logger.debug({ scope: key }, 'scope busy with another runner: waiting for it');

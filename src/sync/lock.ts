@@ -12,8 +12,12 @@ import type { Warehouse } from '../warehouse/database.js';
 export type ReleaseLock = () => Promise<void>;
 
 export interface ScopeLock {
-  /** Returns a release function, or undefined when another runner holds the scope. */
-  tryAcquire(scopeKey: string): Promise<ReleaseLock | undefined>;
+  /**
+   * Returns a release function, or undefined when another runner holds the scope. An aborted
+   * `signal` (a job past its deadline, a shutdown) releases the lock at once, even while the run
+   * is still unwinding: a run that hangs never keeps its scope from the next one.
+   */
+  tryAcquire(scopeKey: string, signal?: AbortSignal): Promise<ReleaseLock | undefined>;
 }
 
 const LOCK_NAMESPACE = 'events-mirror:scope:';
@@ -29,7 +33,7 @@ export function scopeLockFor(warehouse: Warehouse): ScopeLock {
 
 function advisoryLock(db: Kysely<unknown>): ScopeLock {
   return {
-    tryAcquire(scopeKey) {
+    tryAcquire(scopeKey, signal) {
       const key = LOCK_NAMESPACE + scopeKey;
       return new Promise<ReleaseLock | undefined>((resolve, reject) => {
         let letGo!: () => void;
@@ -47,11 +51,13 @@ function advisoryLock(db: Kysely<unknown>): ScopeLock {
               return;
             }
             settled = true;
+            signal?.addEventListener('abort', letGo, { once: true });
             resolve(async () => {
               letGo();
               await connectionDone;
             });
             await released;
+            signal?.removeEventListener('abort', letGo);
             await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn);
           })
           .catch((error: unknown) => {
@@ -67,11 +73,14 @@ function advisoryLock(db: Kysely<unknown>): ScopeLock {
 function inProcessLock(): ScopeLock {
   const held = new Set<string>();
   return {
-    async tryAcquire(scopeKey) {
+    async tryAcquire(scopeKey, signal) {
       if (held.has(scopeKey)) return undefined;
       held.add(scopeKey);
+      const letGo = () => held.delete(scopeKey);
+      signal?.addEventListener('abort', letGo, { once: true });
       return async () => {
-        held.delete(scopeKey);
+        signal?.removeEventListener('abort', letGo);
+        letGo();
       };
     },
   };

@@ -34,7 +34,7 @@ export interface SyncScopeOptions {
 export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options: SyncScopeOptions): Promise<ScopeRunResult> {
   const key = scope.scope.key;
   const db = ctx.warehouse.db;
-  const release = await ctx.lock.tryAcquire(key);
+  const release = await ctx.lock.tryAcquire(key, ctx.signal);
   if (!release) {
     await recordSkipped(ctx, key, options);
     ctx.logger.info({ scope: key }, `${key} is already being synced by another runner: skipped`);

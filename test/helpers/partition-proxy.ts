@@ -9,6 +9,8 @@
  *   the client's side (still open, still silent), while their server side is closed, as the
  *   server's keepalives would close it: a session holding a lock ends and frees it.
  * - `restart()`: closes every connection on both sides at once, as a server restart does.
+ * - `throttle(n)`: the server's bytes reach clients at `n` bytes a second, a trickle that keeps
+ *   every per-read timeout happy while a response takes forever (a slow API answers late).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -20,6 +22,8 @@ export interface PartitionProxy {
   partition(): void;
   heal(): void;
   restart(): void;
+  /** Bytes a second from server to client; undefined for full speed. */
+  throttle(bytesPerSecond: number | undefined): void;
   readonly partitioned: boolean;
   /** Connections a client holds open: live ones forward, dead ones drop everything. */
   counts(): { live: number; dead: number };
@@ -30,11 +34,17 @@ interface Link {
   readonly client: Socket;
   upstream: Socket | undefined;
   live: boolean;
+  /** Server bytes held back by the throttle, and whether the server ended after them. */
+  held: Buffer[];
+  endAfterHeld: boolean;
 }
+
+const TICKS_PER_SECOND = 10;
 
 export async function startPartitionProxy(target: { host: string; port: number }): Promise<PartitionProxy> {
   const links = new Set<Link>();
   let partitioned = false;
+  let bytesPerSecond: number | undefined;
 
   const kill = (link: Link) => {
     link.live = false;
@@ -45,7 +55,7 @@ export async function startPartitionProxy(target: { host: string; port: number }
 
   // Half-open allowed: a dead link must not answer a client's FIN with its own (a partition drops it).
   const server: Server = createServer({ allowHalfOpen: true }, (client) => {
-    const link: Link = { client, upstream: undefined, live: !partitioned };
+    const link: Link = { client, upstream: undefined, live: !partitioned, held: [], endAfterHeld: false };
     links.add(link);
     client.on('error', () => undefined);
     client.on('close', () => {
@@ -66,10 +76,14 @@ export async function startPartitionProxy(target: { host: string; port: number }
     upstream.on('connect', () => client.resume());
     upstream.on('error', () => undefined);
     upstream.on('data', (chunk: Buffer) => {
-      if (link.live) client.write(chunk);
+      if (!link.live) return;
+      if (bytesPerSecond === undefined && link.held.length === 0) client.write(chunk);
+      else link.held.push(chunk);
     });
     upstream.on('end', () => {
-      if (link.live) client.end();
+      if (!link.live) return;
+      if (link.held.length === 0) client.end();
+      else link.endAfterHeld = true;
     });
     // The server closing a live connection reaches the client; a dead link hears nothing.
     upstream.on('close', () => {
@@ -77,6 +91,24 @@ export async function startPartitionProxy(target: { host: string; port: number }
     });
   });
   server.on('error', () => undefined);
+
+  const release = (link: Link, budget: number) => {
+    while (budget > 0 && link.held.length > 0) {
+      const head = link.held[0]!;
+      const part = head.subarray(0, budget);
+      link.client.write(part);
+      budget -= part.length;
+      if (part.length === head.length) link.held.shift();
+      else link.held[0] = head.subarray(part.length);
+    }
+    if (link.held.length === 0 && link.endAfterHeld) link.client.end();
+  };
+  const trickle = setInterval(() => {
+    const budget = bytesPerSecond === undefined ? Infinity : Math.max(1, Math.floor(bytesPerSecond / TICKS_PER_SECOND));
+    for (const link of links) if (link.live) release(link, budget);
+  }, 1000 / TICKS_PER_SECOND);
+  trickle.unref();
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -107,6 +139,9 @@ export async function startPartitionProxy(target: { host: string; port: number }
     restart() {
       for (const link of [...links]) kill(link);
     },
+    throttle(rate) {
+      bytesPerSecond = rate;
+    },
     get partitioned() {
       return partitioned;
     },
@@ -116,6 +151,7 @@ export async function startPartitionProxy(target: { host: string; port: number }
       return { live, dead: links.size - live };
     },
     async close() {
+      clearInterval(trickle);
       for (const link of [...links]) kill(link);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -11,18 +11,23 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEventsClient } from '../../src/api/client.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, scopeSettings } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createRedisConnection } from '../../src/queue/connection.js';
-import { SYNC_QUEUE } from '../../src/queue/queues.js';
+import { createJobProcessor } from '../../src/queue/job-processor.js';
+import { POLL_JOB, POLL_JOB_OPTIONS, SYNC_QUEUE, pollJobData } from '../../src/queue/queues.js';
+import { createSyncQueue } from '../../src/queue/scheduler.js';
 import { createSyncWorker } from '../../src/queue/worker.js';
 import { parseScope } from '../../src/scope.js';
+import { scopeLockFor } from '../../src/sync/lock.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
+import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import { startPartitionProxy, type PartitionProxy } from '../helpers/partition-proxy.js';
 import { sleep, waitFor } from '../helpers/queue-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
+import { daysAgo, startSyncFixture } from '../helpers/sync-fixture.js';
 
 const logger = createLogger({ level: 'silent' });
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -281,5 +286,83 @@ describe('the Events API through a partition', () => {
     const result = await during;
     expect(result.error).toBeUndefined();
     expect(result.value?.events.map((e) => e.id)).toEqual(before.events.map((e) => e.id));
+  });
+});
+
+describe('a job past its deadline', () => {
+  const GROUP = '6a0000000000000000000091';
+
+  it('is interrupted, frees its scope lock and its worker slot, and is retried', async () => {
+    const fixture = await startSyncFixture(
+      { seed: 91, orgs: ['5f0000000000000000000091'], groups: [GROUP], eventsPerScope: 3_000, days: 2 },
+      {
+        EVENTS_START_DATE: daysAgo(3).toISOString(),
+      },
+    );
+    cleanups.push(() => fixture.close());
+    const proxy = await startPartitionProxy({ host: '127.0.0.1', port: Number(new URL(fixture.emulator.baseUrl).port) });
+    cleanups.push(() => proxy.close());
+    const overrides = { api: { baseUrl: proxy.via(fixture.emulator.baseUrl), requestTimeoutMs: 2_000, itemsPerPage: 500 } };
+    const runtime = await fixture.runtime(overrides);
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const prefix = `em-test-${randomUUID()}`;
+    const queue = createSyncQueue(connection, prefix);
+    const JOB_TIMEOUT_MS = 3_000;
+    const worker = createSyncWorker({
+      connection,
+      prefix,
+      concurrency: 1,
+      logger,
+      processor: createJobProcessor({ ctx: runtime.ctx, logger, jobTimeoutMs: JOB_TIMEOUT_MS }),
+    });
+    void worker.run();
+    cleanups.push(async () => {
+      await Promise.race([worker.close(true), sleep(2_000)]);
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    });
+
+    // A trickle: every read arrives well within the request timeout, and a 500-event page takes minutes.
+    proxy.throttle(2_000);
+    const settings = scopeSettings(fixture.config(overrides), parseScope(`group:${GROUP}`));
+    const started = performance.now();
+    await queue.add(POLL_JOB, pollJobData(settings), { ...POLL_JOB_OPTIONS, backoff: { type: 'fixed', delay: 4_000 }, jobId: 'slow' });
+    await waitFor('the first attempt to fail', async () => ((await queue.getJob('slow'))?.attemptsMade ?? 0) >= 1 || undefined, 30_000);
+    const failedAfterMs = performance.now() - started;
+    const job = await queue.getJob('slow');
+    expect(job?.failedReason).toMatch(/ran past its deadline of 3000 ms \(worker\.jobTimeoutMs\)/);
+    expect(failedAfterMs).toBeLessThan(JOB_TIMEOUT_MS + 6_000);
+    expect(await queue.getJobState('slow')).toBe('delayed');
+
+    // While the retry waits its backoff, the scope is free for anyone, and the run is on record as failed.
+    const release = await scopeLockFor(runtime.warehouse).tryAcquire(settings.scope.key);
+    expect(release).toBeDefined();
+    await release?.();
+    const runs = await runtime.warehouse.db.selectFrom('sync_runs').select(['status', 'error']).where('job_id', '=', 'slow').execute();
+    expect(runs.map((r) => r.status)).toContain('failed');
+
+    proxy.throttle(undefined);
+    await waitFor('the retry to complete', async () => (await queue.getJobState('slow')) === 'completed' || undefined, 60_000);
+    await expectMirrorEqualsEmulator(runtime.warehouse.db, fixture.emulator.dataset, [settings.scope.key]);
+  }, 120_000);
+
+  it('an interrupted run lets go of its scope lock at once, before it has unwound', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const open = () => createWarehouse({ url: database.url, schema: 'public', dataDir: 'unused', poolSize: 2 });
+    const [holder, other] = [await open(), await open()];
+    cleanups.push(
+      () => holder.close(),
+      () => other.close(),
+    );
+    const interrupt = new AbortController();
+    const release = await scopeLockFor(holder).tryAcquire('group:stuck', interrupt.signal);
+    expect(release).toBeDefined();
+    expect(await scopeLockFor(other).tryAcquire('group:stuck')).toBeUndefined();
+    interrupt.abort(new Error('job deadline'));
+    const freed = await waitFor('the lock to be freed', () => scopeLockFor(other).tryAcquire('group:stuck'), 5_000);
+    await freed();
+    await release?.();
   });
 });
