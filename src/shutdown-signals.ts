@@ -33,3 +33,25 @@ export function listenForShutdown(onRepeat?: (signal: NodeJS.Signals) => void): 
     },
   };
 }
+
+/**
+ * The last resort of a bounded stop: `ms` after it is armed the process exits with code 1, whatever
+ * it is still waiting on (a close to a peer that never answers). Unref'd, so it never keeps the
+ * process alive by itself.
+ */
+export function armHardStop(ms: number, onExpire: () => void): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    onExpire();
+    process.exit(1);
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * After every close has been given up on, a socket to a silent peer still keeps the event loop
+ * alive; the process exits (with the code already set) once the caller has had `lingerMs` to finish.
+ */
+export function exitEvenIfSocketsLinger(lingerMs = 2_000): void {
+  setTimeout(() => process.exit(), lingerMs).unref();
+}

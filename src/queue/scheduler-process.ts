@@ -2,10 +2,14 @@
  * The `scheduler` process: reconciles one job scheduler per configured scope, then keeps them so
  * (see scheduler.ts) until SIGTERM or SIGINT. With `once`, reconciles and exits. It needs Redis and
  * the scope list only: no API key, no database.
+ *
+ * Stopping is bounded even while Redis is silent: each close is given up on after
+ * `CLOSE_STEP_MS`, and the process exits `HARD_STOP_MS` after the signal whatever it still waits on.
  */
 import { requireScopes, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { listenForShutdown } from '../shutdown-signals.js';
+import { settlesWithin } from '../deadline.js';
+import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
 import { wantedSchedulers } from './scheduler-plan.js';
@@ -19,6 +23,8 @@ export interface SchedulerProcessOptions {
 const STARTUP_REDIS_TIMEOUT_MS = 60_000;
 /** `--once` is run by hand: a wrong REDIS_URL should be said soon. */
 const ONCE_REDIS_TIMEOUT_MS = 10_000;
+const CLOSE_STEP_MS = 1_000;
+const HARD_STOP_MS = 8_000;
 
 export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
   const scopes = requireScopes(config);
@@ -32,6 +38,10 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
   });
   const queue = createSyncQueue(connection, config.redis.prefix);
   const stop = listenForShutdown();
+  let hardStop: NodeJS.Timeout | undefined;
+  void stop.first.then(() => {
+    hardStop = armHardStop(HARD_STOP_MS, () => logger.error(`the scheduler did not stop within ${HARD_STOP_MS} ms: exiting anyway`));
+  });
   try {
     const timeoutMs = options.once ? ONCE_REDIS_TIMEOUT_MS : STARTUP_REDIS_TIMEOUT_MS;
     if ((await waitForRedis(connection, config.redis.url, timeoutMs, stop.first)) === 'stopped') return 0;
@@ -63,12 +73,14 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     );
     const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
-    await service.close();
+    await settlesWithin(service.close(), 2 * CLOSE_STEP_MS);
     return 0;
   } finally {
     stop.dispose();
-    await queue.close().catch(() => undefined);
-    await connection.quit().catch(() => connection.disconnect());
+    await settlesWithin(queue.close(), CLOSE_STEP_MS);
+    if (!(await settlesWithin(connection.quit(), CLOSE_STEP_MS))) connection.disconnect();
+    clearTimeout(hardStop);
+    if (!options.once) exitEvenIfSocketsLinger();
   }
 }
 

@@ -4,7 +4,9 @@
  *
  * Shutdown is bounded: the worker stops taking jobs and lets running ones finish for
  * `worker.shutdownTimeoutMs`; jobs still running then are interrupted and handed back to the
- * queue; Redis, the pool and the server are closed. A second signal interrupts at once.
+ * queue; Redis, the pool and the server are closed. A second signal interrupts at once. Every step
+ * has its own deadline, because a dependency behind a partition never answers a close either, and
+ * the process exits `HARD_STOP_MARGIN_MS` after the shutdown timeout whatever it still waits on.
  */
 import { sql } from 'kysely';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -14,7 +16,7 @@ import { requireApiCredentials, type Config } from '../config.js';
 import { settlesWithin } from '../deadline.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { listenForShutdown } from '../shutdown-signals.js';
+import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 import { assertMigrated } from '../warehouse/migrator.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
@@ -31,7 +33,11 @@ export interface WorkerProcessOptions {
 }
 
 const STARTUP_REDIS_TIMEOUT_MS = 60_000;
-const INTERRUPT_GRACE_MS = 10_000;
+/** How long interrupted jobs get to hand themselves back before the worker is closed by force. */
+const INTERRUPT_GRACE_MS = 2_000;
+/** Each close (BullMQ, the health server, the pool, Redis) is given up on after this. */
+const CLOSE_STEP_MS = 1_000;
+const HARD_STOP_MARGIN_MS = 9_000;
 
 export async function runWorkerProcess(config: Config, logger: Logger, options: WorkerProcessOptions): Promise<number> {
   requireApiCredentials(config);
@@ -47,6 +53,13 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         interrupt.abort(new Error('worker shutting down'));
       });
   const stopRequested = options.stopSignal ?? signals!.first;
+  // Armed at the signal whatever the process is doing then, startup included.
+  let hardStop: NodeJS.Timeout | undefined;
+  void stopRequested.then(() => {
+    hardStop = armHardStop(config.worker.shutdownTimeoutMs + HARD_STOP_MARGIN_MS, () =>
+      logger.error('shutdown did not finish in time: exiting anyway (running jobs are retaken once their lock lapses)'),
+    );
+  });
 
   const connection = createRedisConnection({
     url: config.redis.url,
@@ -121,25 +134,24 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     const shutdownMs = config.worker.shutdownTimeoutMs;
     logger.info(`${signal}: no new jobs; waiting up to ${shutdownMs} ms for running ones`);
     const closing = worker.close();
-    const hardStop = setTimeout(
-      () => {
-        logger.error('shutdown did not finish in time: exiting anyway (running jobs are retaken once their lock lapses)');
-        process.exit(1);
-      },
-      shutdownMs + INTERRUPT_GRACE_MS * 2,
-    );
-    hardStop.unref();
     if (!(await settlesWithin(closing, shutdownMs))) {
       logger.warn(`jobs still running after ${shutdownMs} ms: interrupting them and handing them back to the queue`);
       interrupt.abort(new Error('worker shutting down'));
-      if (!(await settlesWithin(closing, INTERRUPT_GRACE_MS))) await worker.close(true);
+      if (!(await settlesWithin(closing, INTERRUPT_GRACE_MS))) await settlesWithin(worker.close(true), CLOSE_STEP_MS);
     }
     return 0;
   } finally {
     signals?.dispose();
-    await health?.close();
-    await runtime?.close().catch((error: unknown) => logger.warn({ err: error }, `closing the warehouse: ${errorMessage(error)}`));
-    await connection.quit().catch(() => connection.disconnect());
+    if (health) await settlesWithin(health.close(), CLOSE_STEP_MS);
+    if (runtime) {
+      const closed = runtime
+        .close()
+        .catch((error: unknown) => logger.warn({ err: error }, `closing the warehouse: ${errorMessage(error)}`));
+      if (!(await settlesWithin(closed, 2 * CLOSE_STEP_MS))) logger.warn('the warehouse did not close in time: leaving its connections');
+    }
+    if (!(await settlesWithin(connection.quit(), CLOSE_STEP_MS))) connection.disconnect();
+    clearTimeout(hardStop);
+    if (!options.stopSignal) exitEvenIfSocketsLinger();
   }
 }
 
