@@ -12,6 +12,7 @@ import { DigestSession } from './digest-session.js';
 import { buildEventsTarget, type EventsQuery } from './events-query.js';
 import { createHttpDispatcher } from './http-agent.js';
 import type { ApiMetrics } from './metrics.js';
+import { ApiReachability } from './reachability.js';
 import { windowPages, type EventsPage } from './pages.js';
 import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
 import { type RequestContext } from './response.js';
@@ -67,6 +68,8 @@ export class EventsClient {
   readonly #deps: ExchangeDeps;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
+  /** Whether requests have been getting answers (the worker's /healthz reports it). */
+  readonly reachability = new ApiReachability();
 
   constructor(options: EventsClientOptions) {
     const base = new URL(options.baseUrl);
@@ -99,6 +102,7 @@ export class EventsClient {
       publicKey: options.publicKey,
       budget: options.budget ?? memoryRequestBudget(),
       metrics: options.metrics,
+      reachability: this.reachability,
       logger,
       requestTimeoutMs: timeout,
       now: options.now ?? Date.now,

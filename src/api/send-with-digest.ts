@@ -10,6 +10,7 @@ import { ApiCredentialsError, ApiError, ApiTransientError, type ApiFailure } fro
 import { isSupportedChallenge, parseDigestChallenge, type DigestChallenge } from './digest.js';
 import { judgeChallenge, type DigestSession, type PreparedAuthorization } from './digest-session.js';
 import type { ApiMetrics } from './metrics.js';
+import type { ApiReachability } from './reachability.js';
 import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
@@ -21,6 +22,7 @@ export interface ExchangeDeps {
   readonly publicKey: string;
   readonly budget: RequestBudget;
   readonly metrics: ApiMetrics | undefined;
+  readonly reachability: ApiReachability;
   readonly logger: Logger;
   readonly requestTimeoutMs: number;
   readonly now: () => number;
@@ -69,8 +71,11 @@ export async function sendWithDigest(
       const elapsedMs = performance.now() - started;
       metrics?.requests.inc({ scope_kind: scope.kind, status: 'error' });
       metrics?.latency.observe({ scope_kind: scope.kind, status: 'error' }, elapsedMs / 1000);
-      throw transportFailure(context, error, logger, elapsedMs);
+      const failure = transportFailure(context, error, logger, elapsedMs);
+      deps.reachability.noAnswer(failure.message);
+      throw failure;
     }
+    deps.reachability.answered();
     const elapsedMs = performance.now() - started;
     metrics?.requests.inc({ scope_kind: scope.kind, status: String(status) });
     metrics?.latency.observe({ scope_kind: scope.kind, status: String(status) }, elapsedMs / 1000);

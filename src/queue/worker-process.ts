@@ -82,6 +82,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       onPage: syncMetrics.onPage,
     });
     const warehouse = runtime.warehouse;
+    const client = runtime.client;
     health = await startHealthServer({
       port: config.worker.metricsPort,
       host: options.metricsHost,
@@ -90,6 +91,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         redis: async () => void (await connection.ping()),
         postgres: async () => void (await sql`select 1`.execute(warehouse.db)),
         migrations: () => assertMigrated(warehouse),
+        api: async () => client.reachability.assertAnswering(),
       },
     }).catch((error: unknown) => {
       throw new ConfigError(

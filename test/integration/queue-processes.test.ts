@@ -104,7 +104,7 @@ describe('a scheduler and two worker processes mirror several scopes continuousl
 
       const health = await fetch(`http://127.0.0.1:${healthPort}/healthz`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok', checks: { redis: 'ok', postgres: 'ok', migrations: 'ok' } });
+      expect(await health.json()).toEqual({ status: 'ok', checks: { redis: 'ok', postgres: 'ok', migrations: 'ok', api: 'ok' } });
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/events_mirror_jobs_total\{job="poll",outcome="succeeded"\} [1-9]/);
       expect(metrics).toMatch(/events_mirror_api_requests_total\{[^}]*\} [1-9]/);
