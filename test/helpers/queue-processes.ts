@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { sql, type Kysely } from 'kysely';
+import { createSyncQueue } from '../../src/queue/scheduler.js';
 import type { Database } from '../../src/warehouse/database.js';
 import { spawnCli, waitForExit, type CliResult } from './cli.js';
 
@@ -197,4 +198,30 @@ export async function runningRuns(
     .where('status', '=', 'running')
     .execute();
   return rows.map((r) => ({ scope: r.scope, jobId: r.job_id }));
+}
+
+/** Removes every key of a test's sync queue under `prefix` in `redisUrl`. */
+export async function obliterateSyncQueue(redisUrl: string, prefix: string): Promise<void> {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  try {
+    await createSyncQueue(connection, prefix).obliterate({ force: true });
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/**
+ * A promise that rejects as soon as any of `processes` exits, to race waits against: a test fails
+ * at once, naming the process, rather than at a deadline.
+ */
+export function failWhenAnyExits(processes: readonly CliProcess[]): Promise<never> {
+  const died = Promise.race(
+    processes.map((p) =>
+      p.exited.then((r) => {
+        throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
+      }),
+    ),
+  );
+  died.catch(() => undefined);
+  return died;
 }

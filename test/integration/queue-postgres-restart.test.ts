@@ -5,17 +5,25 @@
  * serves other test files and must never be stopped.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { createSyncQueue } from '../../src/queue/scheduler.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
-import { freePort, pollRunsSince, sleep, startCli, waitFor, watermarks, type CliProcess } from '../helpers/queue-processes.js';
+import {
+  failWhenAnyExits,
+  freePort,
+  obliterateSyncQueue,
+  pollRunsSince,
+  sleep,
+  startCli,
+  waitFor,
+  watermarks,
+  type CliProcess,
+} from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
 import { REDIS_URL } from '../helpers/services.js';
@@ -49,12 +57,7 @@ describe('a worker process rides out a PostgreSQL restart', () => {
     await warehouse?.close();
     await postgres?.close();
     await emulator?.close();
-    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    try {
-      await createSyncQueue(connection, prefix).obliterate({ force: true });
-    } finally {
-      connection.disconnect();
-    }
+    await obliterateSyncQueue(REDIS_URL, prefix);
   });
 
   it('keeps the worker up through the outage, reports it on /healthz, and loses nothing', async () => {
@@ -99,14 +102,7 @@ describe('a worker process rides out a PostgreSQL restart', () => {
       const worker = startCli('worker', ['worker'], env);
       processes.push(worker);
       // Fails at once, rather than at a deadline, when a process dies while we wait.
-      const died = Promise.race(
-        [scheduler, worker].map((p) =>
-          p.exited.then((r) => {
-            throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
-          }),
-        ),
-      );
-      died.catch(() => undefined);
+      const died = failWhenAnyExits([scheduler, worker]);
       const waitUp = <T>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 60_000) =>
         Promise.race([waitFor(what, check, deadlineMs), died]);
 

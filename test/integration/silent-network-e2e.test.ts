@@ -8,17 +8,25 @@
  * bound. The figures printed are the README's Operations figures.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { createSyncQueue } from '../../src/queue/scheduler.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import { startPartitionProxy, type PartitionProxy } from '../helpers/partition-proxy.js';
-import { freePort, pollRunsSince, sleep, startCli, waitFor, watermarks, type CliProcess } from '../helpers/queue-processes.js';
+import {
+  failWhenAnyExits,
+  freePort,
+  obliterateSyncQueue,
+  pollRunsSince,
+  sleep,
+  startCli,
+  waitFor,
+  watermarks,
+  type CliProcess,
+} from '../helpers/queue-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
@@ -73,12 +81,7 @@ describe('scheduler and two workers through silent network failures', () => {
     await warehouse?.close();
     await database?.drop();
     await emulator?.close();
-    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    try {
-      await createSyncQueue(connection, prefix).obliterate({ force: true });
-    } finally {
-      connection.disconnect();
-    }
+    await obliterateSyncQueue(REDIS_URL, prefix);
   });
 
   it('notices each partition, reports it on /healthz, catches up after each heal, and stops in bounded time', async () => {
@@ -119,14 +122,7 @@ describe('scheduler and two workers through silent network failures', () => {
       processes.push(scheduler);
       const workers = healthPorts.map((port, i) => startCli(`worker-${i + 1}`, ['worker'], { ...env, METRICS_PORT: String(port) }));
       processes.push(...workers);
-      const died = Promise.race(
-        processes.map((p) =>
-          p.exited.then((r) => {
-            throw new Error(`${p.name} exited (code ${r.code}, signal ${r.signal})`);
-          }),
-        ),
-      );
-      died.catch(() => undefined);
+      const died = failWhenAnyExits(processes);
       const waitUp = <T>(what: string, check: () => Promise<T | undefined | false>, deadlineMs = 90_000) =>
         Promise.race([waitFor(what, check, deadlineMs, 250), died]);
       const allHealthy = async () => (await Promise.all(healthPorts.map(healthz))).every((h) => h.status === 200);
