@@ -9,7 +9,8 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { Scope } from '../scope.js';
 import { ApiError, ApiTransientError } from './api-error.js';
 import { DigestSession } from './digest-session.js';
-import { buildEventsTarget, type EventsQuery } from './events-query.js';
+import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
+import { readListedProject, type ListedProject } from './projects.js';
 import { createHttpDispatcher } from './http-agent.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiReachability } from './reachability.js';
@@ -18,10 +19,12 @@ import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
 import { type RequestContext } from './response.js';
 import { classifyStatus, nextDelayMs } from './retry-policy.js';
 import { sendWithDigest, type ExchangeDeps } from './send-with-digest.js';
+import type { ListBody } from './validate.js';
 import { validateEvents } from '../events/validate-event.js';
 
 export type { EventsQuery } from './events-query.js';
 export type { EventsPage } from './pages.js';
+export type { ListedProject } from './projects.js';
 
 export interface EventsClientOptions {
   baseUrl: string;
@@ -111,7 +114,40 @@ export class EventsClient {
 
   /** One page. Permanent failures throw ApiError; transient ones are retried, then ApiTransientError. */
   async listEvents(scope: Scope, query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> {
-    const target = buildEventsTarget(scope, query, this.#itemsPerPage);
+    const { list, bytes, requests } = await this.#getList(scope, buildEventsTarget(scope, query, this.#itemsPerPage), signal);
+    const { events, rejected } = validateEvents(list.results);
+    return {
+      pageNum: query.pageNum ?? 1,
+      events,
+      rejected,
+      totalCount: list.totalCount,
+      hasNext: list.links.some((link) => link.rel === 'next'),
+      requests,
+      bytes,
+    };
+  }
+
+  /**
+   * Every project of an organization (`GET /orgs/{orgId}/groups`, 500 a page, until a short page).
+   * A listed item without an id is skipped and reported in `skipped`.
+   */
+  async listProjects(org: Scope, signal?: AbortSignal): Promise<{ projects: ListedProject[]; skipped: string[] }> {
+    const projects: ListedProject[] = [];
+    const skipped: string[] = [];
+    for (let pageNum = 1; ; pageNum += 1) {
+      const target = `/orgs/${encodeURIComponent(org.id)}/groups?pageNum=${pageNum}&itemsPerPage=${MAX_ITEMS_PER_PAGE}`;
+      const { list } = await this.#getList(org, target, signal);
+      for (const item of list.results) {
+        const project = readListedProject(item, org.id);
+        if (typeof project === 'string') skipped.push(project);
+        else projects.push(project);
+      }
+      if (list.results.length < MAX_ITEMS_PER_PAGE) return { projects, skipped };
+    }
+  }
+
+  /** GET `target` (a path under the base URL) for `scope` with Digest, budget and retries; the body must be a list. */
+  async #getList(scope: Scope, target: string, signal?: AbortSignal): Promise<{ list: ListBody; bytes: number; requests: number }> {
     const uri = this.#basePath + target;
     const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
     const { now, logger, metrics, budget } = this.#deps;
@@ -120,16 +156,7 @@ export class EventsClient {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const { list, bytes } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal);
-        const { events, rejected } = validateEvents(list.results);
-        return {
-          pageNum: query.pageNum ?? 1,
-          events,
-          rejected,
-          totalCount: list.totalCount,
-          hasNext: list.links.some((link) => link.rel === 'next'),
-          requests: counter.requests,
-          bytes,
-        };
+        return { list, bytes, requests: counter.requests };
       } catch (error) {
         signal?.throwIfAborted();
         if (!(error instanceof ApiTransientError)) throw error;

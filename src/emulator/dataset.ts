@@ -9,13 +9,15 @@ import { EVENT_TYPES, pickWeighted, weightedTypesFor, type WeightedTypes } from 
 import { ScopeEventStore } from './event-store.js';
 import { MALFORMED_BAD_CREATED, MALFORMED_NO_ID, WELL_FORMED, eventIdOf, materializeEvent, type EventRecord } from './generator.js';
 import { Rng, hash32, hashString, hex8 } from './random.js';
-import { buildWorld, type ScopeWorld } from './scope-world.js';
+import { buildWorld, type ScopeWorld, type WorldCluster } from './scope-world.js';
 
 export interface DatasetOptions {
   seed: number;
   /** Organization ids; groups belong to the first. */
   orgs: string[];
   groups: string[];
+  /** Projects of any of the organizations. */
+  projects?: ReadonlyArray<{ id: string; orgId: string; name?: string }>;
   eventsPerScope: number;
   days: number;
   /** Share of generated events that are malformed (no id, or an unparseable created). */
@@ -32,6 +34,13 @@ export interface DatasetQuery {
   offset: number;
   limit: number;
   includeRaw: boolean;
+}
+
+export interface ProjectInfo {
+  readonly id: string;
+  readonly orgId: string;
+  readonly name: string;
+  readonly clusters: readonly WorldCluster[];
 }
 
 export interface AddEventsOptions {
@@ -61,6 +70,8 @@ export class Dataset {
   private readonly typeNames: string[] = EVENT_TYPES.map((spec) => spec.name);
   private readonly typeIndex = new Map<string, number>(this.typeNames.map((name, i) => [name, i]));
   private readonly groupOrg = new Map<string, string>();
+  private readonly projectNames = new Map<string, string>();
+  private readonly usedTags = new Set<string>();
   private readonly liveRng: Rng;
   private retentionSeconds: number | undefined;
   private base: string;
@@ -70,22 +81,54 @@ export class Dataset {
     this.liveRng = new Rng(hash32(options.seed, 0x11fe));
     const firstOrg = options.orgs[0];
     if (options.groups.length > 0 && firstOrg === undefined) throw new Error('projects need an organization');
-    const usedTags = new Set<string>();
-    const add = (kind: ScopeKind, id: string, orgId: string): void => {
-      const key = `${kind}:${id}`;
-      if (this.byKey.has(key)) throw new Error(`scope ${key} is given twice`);
-      let tag = hex8(hash32(options.seed, hashString(key), 0x7a6));
-      while (usedTags.has(tag)) tag = hex8(hash32(Number.parseInt(tag, 16), 1));
-      usedTags.add(tag);
-      const world = buildWorld(options.seed, kind, id, orgId, tag);
-      const weighted = weightedTypesFor(kind);
-      this.byKey.set(key, { world, weighted, store: this.generate(world, weighted) });
-    };
-    for (const org of options.orgs) add('org', org, org);
-    for (const group of options.groups) {
-      this.groupOrg.set(group, firstOrg as string);
-      add('group', group, firstOrg as string);
+    for (const org of options.orgs) this.addScope('org', org, org);
+    for (const group of options.groups) this.addProject(group, firstOrg as string);
+    for (const project of options.projects ?? []) this.addProject(project.id, project.orgId, project.name);
+  }
+
+  /**
+   * A project of `orgId` (an organization of this dataset), with its generated history; it is then
+   * listed by the organization and its events are served. `name` defaults to a generated one.
+   */
+  addProject(groupId: string, orgId: string, name?: string): void {
+    if (!this.byKey.has(`org:${orgId}`)) throw new Error(`project ${groupId}: unknown organization ${orgId}`);
+    this.addScope('group', groupId, orgId);
+    this.groupOrg.set(groupId, orgId);
+    if (name !== undefined) this.projectNames.set(groupId, name);
+  }
+
+  /** The project leaves its organization: it is no longer listed and its events are 404s, as a deleted project's are. */
+  removeProject(groupId: string): void {
+    if (!this.byKey.delete(`group:${groupId}`)) throw new Error(`unknown project ${groupId}`);
+    this.groupOrg.delete(groupId);
+    this.projectNames.delete(groupId);
+  }
+
+  /** The projects of an organization, in the order they were added. */
+  projectsOf(orgId: string): ProjectInfo[] {
+    const projects: ProjectInfo[] = [];
+    for (const [groupId, owner] of this.groupOrg) {
+      if (owner === orgId) projects.push(this.project(groupId) as ProjectInfo);
     }
+    return projects;
+  }
+
+  project(groupId: string): ProjectInfo | undefined {
+    const data = this.byKey.get(`group:${groupId}`);
+    if (!data) return undefined;
+    const { world } = data;
+    return { id: groupId, orgId: world.orgId, name: this.projectNames.get(groupId) ?? world.name, clusters: world.clusters };
+  }
+
+  private addScope(kind: ScopeKind, id: string, orgId: string): void {
+    const key = `${kind}:${id}`;
+    if (this.byKey.has(key)) throw new Error(`scope ${key} is given twice`);
+    let tag = hex8(hash32(this.options.seed, hashString(key), 0x7a6));
+    while (this.usedTags.has(tag)) tag = hex8(hash32(Number.parseInt(tag, 16), 1));
+    this.usedTags.add(tag);
+    const world = buildWorld(this.options.seed, kind, id, orgId, tag);
+    const weighted = weightedTypesFor(kind);
+    this.byKey.set(key, { world, weighted, store: this.generate(world, weighted) });
   }
 
   get baseUrl(): string {

@@ -71,11 +71,24 @@ export function parseListParams(search: URLSearchParams): ListParams {
   };
 }
 
+/** pageNum and itemsPerPage of a list that takes no other filter (the projects of an organization). */
+export function parsePageParams(search: URLSearchParams): Pick<ListParams, 'pageNum' | 'itemsPerPage'> {
+  return {
+    pageNum: intParam(search, 'pageNum', 1, 1, Number.MAX_SAFE_INTEGER),
+    itemsPerPage: intParam(search, 'itemsPerPage', DEFAULT_ITEMS_PER_PAGE, 1, MAX_ITEMS_PER_PAGE),
+  };
+}
+
 /**
  * `self`, `next` (more pages) and `previous` (after page 1). Each href keeps every query parameter
  * of the request, with pageNum and itemsPerPage set for that page.
  */
-export function listLinks(listUrl: string, search: URLSearchParams, params: ListParams, totalCount: number): ApiLink[] {
+export function listLinks(
+  listUrl: string,
+  search: URLSearchParams,
+  params: Pick<ListParams, 'pageNum' | 'itemsPerPage'>,
+  totalCount: number,
+): ApiLink[] {
   const href = (pageNum: number): string => {
     const copy = new URLSearchParams(search);
     copy.set('pageNum', String(pageNum));

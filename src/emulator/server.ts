@@ -26,7 +26,8 @@ import {
 import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
 import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiKeyGrant } from './keys.js';
 import { LiveEvents } from './live-events.js';
-import { booleanParam, listLinks, parseListParams } from './query.js';
+import { projectDocument } from './projects.js';
+import { booleanParam, listLinks, parseListParams, parsePageParams } from './query.js';
 import { Rng } from './random.js';
 import { sendChallenge, sendError, sendOk } from './responses.js';
 
@@ -44,6 +45,8 @@ export interface EmulatorOptions {
   orgs?: string[];
   /** Projects; they belong to the first organization. */
   groups?: string[];
+  /** Projects of any organization of `orgs`, with an optional name. */
+  projects?: Array<{ id: string; orgId: string; name?: string }>;
   eventsPerScope?: number;
   days?: number;
   /** Default: one generated key with ORG_OWNER on every org and GROUP_OWNER on every project. */
@@ -74,6 +77,10 @@ export interface RunningEmulator {
   readonly dataset: Dataset;
   setFaults(faults: Partial<FaultOptions>): void;
   setLiveRate(perSecond: number): void;
+  /** A new project of `orgId` (default: the first organization), listed and served from now on. */
+  addProject(groupId: string, options?: { orgId?: string; name?: string }): void;
+  /** The project is deleted: no longer listed, its events answer 404 GROUP_NOT_FOUND. */
+  removeProject(groupId: string): void;
   stats(): EmulatorStats;
   close(): Promise<void>;
 }
@@ -82,6 +89,8 @@ export const DEFAULT_EVENTS_PER_SCOPE = 1000;
 export const DEFAULT_DAYS = 30;
 
 const ROUTE = /^\/api\/public\/v1\.0\/(groups|orgs)\/([^/]+)\/events(?:\/([^/]+))?\/?$/;
+const ORG_PROJECTS_ROUTE = /^\/api\/public\/v1\.0\/orgs\/([^/]+)\/groups\/?$/;
+const PROJECT_ROUTE = /^\/api\/public\/v1\.0\/groups\/([^/]+)\/?$/;
 
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
@@ -102,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     seed,
     orgs,
     groups,
+    ...(options.projects ? { projects: options.projects } : {}),
     now,
     baseUrl: '',
     eventsPerScope: options.eventsPerScope ?? DEFAULT_EVENTS_PER_SCOPE,
@@ -148,6 +158,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       envelope = booleanParam(search, 'envelope');
       pretty = booleanParam(search, 'pretty');
       if (!isOnAccessList(key, req.socket.remoteAddress)) throw ipNotOnAccessList(req.socket.remoteAddress ?? 'unknown');
+      const projects = projectsAnswer(key, path, search);
+      if (projects) {
+        const decision = faults.decide(projects.scope);
+        if (decision !== 'none')
+          return { status: actOnFault(res, decision, faults.options.retryAfterSeconds, envelope, pretty), scope: projects.scope };
+        const body = !envelope
+          ? projects.body
+          : projects.list
+            ? { ...projects.body, status: 200 }
+            : { status: 200, content: projects.body };
+        sendOk(res, body, { pretty, cut: false });
+        return { status: 200, scope: projects.scope };
+      }
       const match = ROUTE.exec(path);
       if (!match) throw resourceNotFound(path);
       const kind = match[1] === 'groups' ? 'group' : 'org';
@@ -194,6 +217,36 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       sendError(res, body, { envelope, pretty });
       return { status: envelope ? 200 : body.error };
     }
+  }
+
+  /** `GET /orgs/{orgId}/groups` and `GET /groups/{groupId}`, or undefined for any other path. */
+  function projectsAnswer(
+    key: ApiKeyGrant,
+    path: string,
+    search: URLSearchParams,
+  ): { scope: string; body: object; list: boolean } | undefined {
+    const list = ORG_PROJECTS_ROUTE.exec(path);
+    if (list) {
+      const orgId = decodeURIComponent(list[1] as string);
+      if (!dataset.hasScope(`org:${orgId}`)) throw orgNotFound(orgId);
+      if (!canReadOrg(key, orgId)) throw cannotAccessOrg(orgId);
+      const params = parsePageParams(search);
+      const all = dataset.projectsOf(orgId);
+      const page = all.slice((params.pageNum - 1) * params.itemsPerPage, params.pageNum * params.itemsPerPage);
+      const body: Record<string, unknown> = {
+        links: listLinks(`${dataset.baseUrl}/orgs/${orgId}/groups`, search, params, all.length),
+        results: page.map((project) => projectDocument(project, dataset.baseUrl)),
+        totalCount: all.length,
+      };
+      return { scope: `org:${orgId}`, body, list: true };
+    }
+    const one = PROJECT_ROUTE.exec(path);
+    if (!one) return undefined;
+    const groupId = decodeURIComponent(one[1] as string);
+    const project = dataset.project(groupId);
+    if (!project) throw groupNotFound(groupId);
+    if (!canReadGroup(key, groupId, project.orgId)) throw cannotAccessGroup(groupId);
+    return { scope: `group:${groupId}`, body: projectDocument(project, dataset.baseUrl), list: false };
   }
 
   function actOnFault(
@@ -252,6 +305,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dataset,
     setFaults: (changes) => faults.set(changes),
     setLiveRate: (perSecond) => live.setRate(perSecond),
+    addProject: (groupId, project = {}) => dataset.addProject(groupId, project.orgId ?? (orgs[0] as string), project.name),
+    removeProject: (groupId) => dataset.removeProject(groupId),
     stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
     close: () =>
       new Promise<void>((resolve, reject) => {
