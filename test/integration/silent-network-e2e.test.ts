@@ -140,19 +140,21 @@ describe('scheduler and two workers through silent network failures', () => {
         slowestHealth.ms = 0;
         const partitionedAt = performance.now();
         proxies[dependency].partition();
-        // Each worker's /healthz answers in time throughout, and names the silent dependency.
-        const noticedMs = await Promise.all(
-          healthPorts.map((port) =>
-            waitUp(
-              `worker on ${port} reporting ${dependency} on /healthz`,
-              async () => {
-                const health = await healthz(port);
-                return health.status === 503 && health.checks[dependency] !== 'ok' && performance.now() - partitionedAt;
-              },
-              PARTITION_MS,
-            ),
+        // Each worker's /healthz answers in time throughout, and names the silent dependency. The API
+        // check is passive (it reports the worker's own requests), so for the API the workers that
+        // had work to do report it: at least one of them.
+        const reports = healthPorts.map((port) =>
+          waitUp(
+            `worker on ${port} reporting ${dependency} on /healthz`,
+            async () => {
+              const health = await healthz(port);
+              return health.status === 503 && health.checks[dependency] !== 'ok' && performance.now() - partitionedAt;
+            },
+            PARTITION_MS,
           ),
         );
+        const noticedMs = dependency === 'api' ? [await Promise.any(reports)] : await Promise.all(reports);
+        void Promise.allSettled(reports);
         while (performance.now() - partitionedAt < PARTITION_MS) {
           await Promise.all(healthPorts.map(healthz));
           await Promise.race([sleep(1_000), died]);
