@@ -33,6 +33,10 @@ const scopeEntrySchema = z.union([
       eventTypes: z.array(z.string().min(1)).optional(),
       includeRaw: z.boolean().optional(),
       startDate: isoDate.optional(),
+      /** An `org:` scope: also mirror each of its projects. */
+      discoverProjects: z.boolean().optional(),
+      /** Projects discovery leaves out: ids, or names with `*` wildcards (case-insensitive). */
+      excludeProjects: z.array(z.string().min(1)).optional(),
     })
     .strict(),
 ]);
@@ -79,11 +83,13 @@ const configSchema = z
         concurrency: positiveInt.default(4),
         includeRaw: z.boolean().default(false),
         eventTypes: z.array(z.string().min(1)).default([]),
+        /** Every configured `org:` scope also mirrors each of its projects. */
+        discoverProjects: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
     scheduler: z
-      .object({ pollIntervalSeconds: positiveInt.default(60) })
+      .object({ pollIntervalSeconds: positiveInt.default(60), discoveryIntervalSeconds: positiveInt.default(300) })
       .strict()
       .prefault({}),
     housekeeping: z
@@ -162,6 +168,10 @@ export interface ScopeSettings {
   readonly eventTypes: readonly string[];
   readonly includeRaw: boolean;
   readonly startDate: string | undefined;
+  /** An organization: its projects are discovered and mirrored too (absent: false). */
+  readonly discoverProjects?: boolean;
+  /** Projects discovery leaves out: ids, or name patterns with `*`. */
+  readonly excludeProjects?: readonly string[];
 }
 
 export type Config = Readonly<Omit<ParsedConfig, 'scopes'>> & {
@@ -189,6 +199,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_LOOKBACK_SECONDS', path: ['sync', 'lookbackSeconds'], kind: 'int' },
   { name: 'EVENTS_SYNC_CONCURRENCY', path: ['sync', 'concurrency'], kind: 'int' },
   { name: 'EVENTS_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pollIntervalSeconds'], kind: 'int' },
+  { name: 'EVENTS_DISCOVER_PROJECTS', path: ['sync', 'discoverProjects'], kind: 'bool' },
+  { name: 'EVENTS_DISCOVERY_INTERVAL_SECONDS', path: ['scheduler', 'discoveryIntervalSeconds'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_DAYS', path: ['reconcile', 'days'], kind: 'int' },
   { name: 'EVENTS_RUN_RETENTION_DAYS', path: ['housekeeping', 'runRetentionDays'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
@@ -396,11 +408,20 @@ function finish(parsed: ParsedConfig): Config {
     const scope = tryParseScope(text)!;
     if (seen.has(scope.key)) continue;
     seen.add(scope.key);
+    const discoverProjects =
+      typeof entry === 'string' ? parsed.sync.discoverProjects : (entry.discoverProjects ?? parsed.sync.discoverProjects);
+    const excludeProjects = typeof entry === 'string' ? [] : (entry.excludeProjects ?? []);
+    if (scope.kind === 'group' && typeof entry !== 'string' && (entry.discoverProjects || entry.excludeProjects)) {
+      throw new ConfigError(
+        `scope ${scope.key}: discoverProjects and excludeProjects apply to org: scopes only; move them to its organization's entry`,
+      );
+    }
     scopes.push({
       scope,
       eventTypes: typeof entry === 'string' ? parsed.sync.eventTypes : (entry.eventTypes ?? parsed.sync.eventTypes),
       includeRaw: typeof entry === 'string' ? parsed.sync.includeRaw : (entry.includeRaw ?? parsed.sync.includeRaw),
       startDate: typeof entry === 'string' ? parsed.sync.startDate : (entry.startDate ?? parsed.sync.startDate),
+      ...(scope.kind === 'org' && discoverProjects ? { discoverProjects: true, excludeProjects } : {}),
     });
   }
   return { ...parsed, scopes };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { renderStatus } from '../report/status-report.js';
 import { openWarehouse } from '../sync/runtime.js';
 import { lastReconciles } from '../warehouse/reconcile.repository.js';
+import { listKnownScopes } from '../warehouse/scopes.repository.js';
 import { countEventsByScope, listSyncStates } from '../warehouse/state.repository.js';
 import { EXIT_OK, action, createContext } from './context.js';
 
@@ -15,13 +16,14 @@ export function registerStatusCommand(program: Command): void {
         const { config, logger } = createContext({ logFd: 2 });
         const warehouse = await openWarehouse(config, logger);
         try {
-          const [states, counts, reconciles] = await Promise.all([
+          const [states, counts, reconciles, known] = await Promise.all([
             listSyncStates(warehouse.db),
             countEventsByScope(warehouse.db),
             lastReconciles(warehouse.db),
+            listKnownScopes(warehouse.db),
           ]);
           const configured = config.scopes.map((s) => s.scope.key);
-          process.stdout.write(renderStatus({ states, counts, reconciles, configured, now: new Date() }));
+          process.stdout.write(renderStatus({ states, counts, reconciles, configured, known, now: new Date() }));
           return EXIT_OK;
         } finally {
           await warehouse.close();

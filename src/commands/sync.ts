@@ -5,6 +5,7 @@ import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
 import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
+import { discoverScopes } from '../sync/discovery.js';
 import { keepHouse } from '../sync/housekeeping.js';
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
@@ -34,11 +35,20 @@ async function runSync(options: SyncOptions): Promise<number> {
     ...(options.concurrency ? { overrides: { sync: { concurrency: options.concurrency } } } : {}),
   });
   requireApiCredentials(config);
-  const scopes = selectScopes(config, options.scope);
+  const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
     for (;;) {
+      // Each pass lists the organizations' projects first: a project created since is synced too.
+      const scopes = configured.some((s) => s.discoverProjects)
+        ? (
+            await discoverScopes(
+              { client: runtime.client, db: runtime.warehouse.db, logger, now: runtime.ctx.now, signal: shutdown.signal },
+              configured,
+            )
+          ).scopes
+        : configured;
       const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
         syncScope(runtime.ctx, settings, { mode: 'sync' }),
       );
@@ -47,7 +57,7 @@ async function runSync(options: SyncOptions): Promise<number> {
       if (options.once || shutdown.signal.aborted) return exitCodeFor(results);
       await sleep(config.scheduler.pollIntervalSeconds * 1000, shutdown.signal);
       if (shutdown.signal.aborted) return exitCodeFor(results);
-      logger.info(`next pass over ${scopes.length} scopes`);
+      logger.info(`next pass over ${configured.length} configured scopes`);
     }
   } finally {
     shutdown.dispose();

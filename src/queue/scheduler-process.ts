@@ -1,18 +1,24 @@
 /**
  * The `scheduler` process: reconciles one job scheduler per configured scope, then keeps them so
  * (see scheduler.ts) until SIGTERM or SIGINT. With `once`, reconciles and exits. It needs Redis and
- * the scope list only: no API key, no database.
+ * the scope list only, unless an organization discovers its projects: then it also lists them
+ * (API key) and records them in the warehouse's `scopes` table (DATABASE_URL), every
+ * `scheduler.discoveryIntervalSeconds`, and adds and removes job schedulers to match.
  *
  * Stopping is bounded even while Redis is silent: each close is given up on after
  * `CLOSE_STEP_MS`, and the process exits `HARD_STOP_MS` after the signal whatever it still waits on.
  */
-import { requireScopes, type Config } from '../config.js';
+import { requireApiCredentials, requireScopes, type Config, type ScopeSettings } from '../config.js';
+import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../deadline.js';
 import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
 import { wantedSchedulers } from './scheduler-plan.js';
+import { requirePostgres } from './worker-process.js';
+import { discoverScopes } from '../sync/discovery.js';
+import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 
 export interface SchedulerProcessOptions {
   readonly once: boolean;
@@ -27,8 +33,13 @@ const CLOSE_STEP_MS = 1_000;
 const HARD_STOP_MS = 8_000;
 
 export async function runSchedulerProcess(config: Config, logger: Logger, options: SchedulerProcessOptions): Promise<number> {
-  const scopes = requireScopes(config);
-  const wanted = wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
+  const configured = requireScopes(config);
+  const discovering = configured.some((s) => s.discoverProjects);
+  if (discovering) {
+    requireApiCredentials(config);
+    requirePostgres(config, 'scheduler (with project discovery)');
+  }
+  const plan = (scopes: readonly ScopeSettings[]) => wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
   const connection = createRedisConnection({
     url: config.redis.url,
     name: 'scheduler',
@@ -42,11 +53,26 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
   void stop.first.then(() => {
     hardStop = armHardStop(HARD_STOP_MS, () => logger.error(`the scheduler did not stop within ${HARD_STOP_MS} ms: exiting anyway`));
   });
+  let runtime: SyncRuntime | undefined;
   try {
     const timeoutMs = options.once ? ONCE_REDIS_TIMEOUT_MS : STARTUP_REDIS_TIMEOUT_MS;
     if ((await waitForRedis(connection, config.redis.url, timeoutMs, stop.first)) === 'stopped') return 0;
+    let scopes = configured;
+    let discover: (() => Promise<readonly ScopeSettings[]>) | undefined;
+    if (discovering) {
+      const opened = await openSyncRuntime(config, logger, { signal: stop.signal });
+      runtime = opened;
+      discover = async () =>
+        (
+          await discoverScopes(
+            { client: opened.client, db: opened.warehouse.db, logger, now: () => new Date(), signal: stop.signal },
+            configured,
+          )
+        ).scopes;
+      scopes = await discover();
+    }
     if (options.once) {
-      const result = await reconcileSchedulers(queue, wanted);
+      const result = await reconcileSchedulers(queue, plan(scopes));
       process.stdout.write(
         `job schedulers for ${scopes.length} scopes every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}: ` +
           `${result.added} added, ${result.updated} updated, ${result.removed} removed, ${result.unchanged} unchanged\n`,
@@ -56,11 +82,12 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     const service = startSchedulerService({
       queue,
       connection,
-      wanted,
+      wanted: plan(scopes),
       logger,
       checkEveryMs: Math.min(config.scheduler.pollIntervalSeconds, 30) * 1000,
       reconcileEveryMs: options.reconcileSeconds * 1000,
     });
+    const rediscovery = discover ? keepDiscovering(discover, (found) => service.setWanted(plan(found)), config, logger) : undefined;
     logger.info(
       {
         scopes: scopes.length,
@@ -68,20 +95,47 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
         everySeconds: config.scheduler.pollIntervalSeconds,
         redis: describeRedisUrl(config.redis.url),
         prefix: config.redis.prefix,
+        ...(discover ? { discoveryEverySeconds: config.scheduler.discoveryIntervalSeconds } : {}),
       },
-      `scheduler keeping ${scopes.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}`,
+      `scheduler keeping ${scopes.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}` +
+        (discover ? `; projects discovered every ${config.scheduler.discoveryIntervalSeconds} s` : ''),
     );
     const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
+    if (rediscovery) clearInterval(rediscovery);
     await settlesWithin(service.close(), 2 * CLOSE_STEP_MS);
     return 0;
   } finally {
     stop.dispose();
     await settlesWithin(queue.close(), CLOSE_STEP_MS);
+    if (runtime) await settlesWithin(runtime.close(), 2 * CLOSE_STEP_MS);
     if (!(await settlesWithin(connection.quit(), CLOSE_STEP_MS))) connection.disconnect();
     clearTimeout(hardStop);
     if (!options.once) exitEvenIfSocketsLinger();
   }
+}
+
+/** Lists the organizations' projects again every discovery interval and hands the scopes on; a failed round is logged and tried next time. */
+function keepDiscovering(
+  discover: () => Promise<readonly ScopeSettings[]>,
+  apply: (scopes: readonly ScopeSettings[]) => Promise<void>,
+  config: Config,
+  logger: Logger,
+): NodeJS.Timeout {
+  let running = false;
+  return setInterval(() => {
+    if (running) return;
+    running = true;
+    discover()
+      .then(apply)
+      .catch((error: unknown) =>
+        logger.warn(
+          { err: { message: errorMessage(error) } },
+          `project discovery failed (tried again next interval): ${errorMessage(error)}`,
+        ),
+      )
+      .finally(() => (running = false));
+  }, config.scheduler.discoveryIntervalSeconds * 1000);
 }
 
 function reconcileNote(config: Config): string {

@@ -72,11 +72,14 @@ export interface SchedulerServiceOptions {
 export interface SchedulerService {
   /** Settles after the first successful reconcile. */
   readonly firstReconcile: Promise<ReconcileResult>;
+  /** Replaces the wanted schedulers (discovery found projects, or lost some) and reconciles. */
+  setWanted(wanted: readonly WantedScheduler[]): Promise<void>;
   close(): Promise<void>;
 }
 
 export function startSchedulerService(options: SchedulerServiceOptions): SchedulerService {
-  const { queue, connection, wanted, logger } = options;
+  const { queue, connection, logger } = options;
+  let wanted = options.wanted;
   let closed = false;
   let running: Promise<void> | undefined;
   let again = false;
@@ -138,6 +141,10 @@ export function startSchedulerService(options: SchedulerServiceOptions): Schedul
 
   return {
     firstReconcile,
+    setWanted(next) {
+      wanted = next;
+      return reconcile('scopes changed');
+    },
     async close() {
       closed = true;
       clearInterval(checkTimer);

@@ -1,5 +1,6 @@
 /** The table `status` prints: every configured scope, and any scope the warehouse holds. */
 import type { LastReconcile } from '../warehouse/reconcile.repository.js';
+import type { KnownScope } from '../warehouse/scopes.repository.js';
 import type { SyncState } from '../warehouse/state.repository.js';
 import { formatTimestamp } from '../time.js';
 import { formatDuration, renderTable } from './table.js';
@@ -9,17 +10,22 @@ export interface StatusInput {
   readonly counts: ReadonlyMap<string, number>;
   readonly reconciles?: ReadonlyMap<string, LastReconcile>;
   readonly configured: readonly string[];
+  /** The `scopes` table: names, and where each scope came from. */
+  readonly known?: readonly KnownScope[];
   readonly now: Date;
 }
 
 export function renderStatus(input: StatusInput): string {
   const byScope = new Map(input.states.map((s) => [s.scope, s]));
-  const scopes = [...new Set([...input.configured, ...byScope.keys(), ...input.counts.keys()])].sort();
+  const known = new Map((input.known ?? []).map((k) => [k.scope, k]));
+  const scopes = [...new Set([...input.configured, ...known.keys(), ...byScope.keys(), ...input.counts.keys()])].sort();
   if (scopes.length === 0) return 'no scopes configured and nothing synced yet: set EVENTS_SCOPES and run `events-mirror sync --once`\n';
   const rows = scopes.map((scope) => {
     const state = byScope.get(scope);
     return [
       scope,
+      known.get(scope)?.name ?? '-',
+      describeOrigin(known.get(scope), input.configured.includes(scope)),
       formatTimestamp(state?.watermark),
       state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-',
       formatTimestamp(state?.lastSuccessAt),
@@ -29,7 +35,10 @@ export function renderStatus(input: StatusInput): string {
       describeReconcile(input.reconciles?.get(scope)),
     ];
   });
-  return renderTable(['scope', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'], rows);
+  return renderTable(
+    ['scope', 'name', 'origin', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'],
+    rows,
+  );
 }
 
 /** `recovered 12 at 2026-11-24T06:00:00Z`, `consistent at …`, `running since …`. */
@@ -38,4 +47,12 @@ function describeReconcile(last: LastReconcile | undefined): string {
   if (last.result === 'running' || !last.finishedAt) return `running since ${formatTimestamp(last.startedAt)}`;
   const what = last.result === 'recovered' ? `recovered ${last.eventsRecovered}` : last.result;
   return `${what} at ${formatTimestamp(last.finishedAt)}`;
+}
+
+/** `configured`, `discovered (org:…)`, or `removed at …` for a project gone from its organization. */
+function describeOrigin(known: KnownScope | undefined, configured: boolean): string {
+  if (configured) return 'configured';
+  if (!known) return '-';
+  if (known.removedAt) return `removed at ${formatTimestamp(known.removedAt)}`;
+  return known.origin === 'discovered' && known.discoveredBy ? `discovered (${known.discoveredBy})` : known.origin;
 }

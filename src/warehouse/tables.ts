@@ -58,6 +58,24 @@ export interface EventScopesTable {
   first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export type ScopeOrigin = 'configured' | 'discovered';
+
+export interface ScopesTable {
+  /** `org:<id>` or `group:<id>`. */
+  scope: string;
+  kind: 'org' | 'group';
+  scope_id: string;
+  name: string | null;
+  /** A project's organization; an organization's own id. */
+  org_id: string | null;
+  origin: ScopeOrigin;
+  /** The organization scope whose listing found this project (discovered scopes only). */
+  discovered_by: string | null;
+  first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  removed_at: Timestamp | null;
+}
+
 export interface RejectedEventsTable {
   id: Generated<number>;
   scope: string;
@@ -208,6 +226,7 @@ export interface Database {
   events: EventsTable;
   rejected_events: RejectedEventsTable;
   event_scopes: EventScopesTable;
+  scopes: ScopesTable;
   sync_state: SyncStateTable;
   sync_runs: SyncRunsTable;
   reconcile_runs: ReconcileRunsTable;

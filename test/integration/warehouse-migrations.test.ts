@@ -12,7 +12,7 @@ import { dataExplorer, toValid } from '../fixtures/events.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, openTestWarehouse, type TestDatabase, type TestWarehouse } from '../helpers/database.js';
 
-const TABLES = ['events', 'rejected_events', 'sync_state', 'sync_runs', 'reconcile_runs', 'event_scopes'];
+const TABLES = ['events', 'rejected_events', 'sync_state', 'sync_runs', 'reconcile_runs', 'event_scopes', 'scopes'];
 const VIEWS = ['events_per_day', 'automation_config_changes', 'alerts', 'actor_activity', 'sync_lag'];
 
 async function relationsIn(warehouse: Warehouse, schema: string): Promise<string[]> {

@@ -108,3 +108,22 @@ describe('loadConfig', () => {
     expect(() => requireScopes(config)).toThrow(/no scopes configured: set EVENTS_SCOPES/);
   });
 });
+
+describe('project discovery settings', () => {
+  it('turns discovery on for organizations only, with their exclusions, and refuses it on a project', () => {
+    const config = loadConfig({
+      env: { EVENTS_DISCOVER_PROJECTS: 'true', EVENTS_DISCOVERY_INTERVAL_SECONDS: '120' },
+      overrides: { scopes: ['group:6a0000000000000000000001', { scope: 'org:5f0000000000000000000001', excludeProjects: ['sandbox-*'] }] },
+    });
+    expect(config.scheduler.discoveryIntervalSeconds).toBe(120);
+    expect(config.scopes.map((s) => [s.scope.key, s.discoverProjects ?? false, s.excludeProjects ?? []])).toEqual([
+      ['group:6a0000000000000000000001', false, []],
+      ['org:5f0000000000000000000001', true, ['sandbox-*']],
+    ]);
+    expect(() =>
+      loadConfig({ env: {}, overrides: { scopes: [{ scope: 'group:6a0000000000000000000001', discoverProjects: true }] } }),
+    ).toThrow(
+      "scope group:6a0000000000000000000001: discoverProjects and excludeProjects apply to org: scopes only; move them to its organization's entry",
+    );
+  });
+});

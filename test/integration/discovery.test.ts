@@ -1,0 +1,194 @@
+/**
+ * Point it at an organization: with discovery on, `sync --once` mirrors the organization and each
+ * of its projects (minus the excluded ones), a project the key cannot read fails alone, and
+ * `status` shows every scope with its name and origin; the scheduler and a worker pick up a
+ * project created mid-run and stop polling one that was removed, keeping its rows.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ApiKeyGrant } from '../../src/emulator/server.js';
+import { createSyncQueue } from '../../src/queue/scheduler.js';
+import { createWarehouse } from '../../src/warehouse/database.js';
+import { listKnownScopes } from '../../src/warehouse/scopes.repository.js';
+import { runCli } from '../helpers/cli.js';
+import { expectMirrorEqualsEmulator, mirroredIds } from '../helpers/mirror.js';
+import {
+  failWhenAnyExits,
+  freePort,
+  obliterateSyncQueue,
+  pollRunsSince,
+  startCli,
+  waitFor,
+  type CliProcess,
+} from '../helpers/queue-processes.js';
+import { REDIS_URL } from '../helpers/services.js';
+import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+
+const ORG = '5f0000000000000000000141';
+const [PAYMENTS, STOREFRONT, HIDDEN, MOBILE] = [
+  '6a0000000000000000000141',
+  '6a0000000000000000000142',
+  '6a0000000000000000000143',
+  '6a0000000000000000000144',
+];
+
+const fixtures: SyncFixture[] = [];
+afterAll(async () => {
+  for (const fixture of fixtures) await fixture.close();
+});
+
+describe('discovering the projects of an organization', () => {
+  it('sync --once mirrors the organization and each project, excludes by name, fails alone on a project the key cannot read', async () => {
+    const key: ApiKeyGrant = {
+      publicKey: 'orgmember',
+      privateKey: 'org-member-secret',
+      roles: [
+        { orgId: ORG, roleName: 'ORG_MEMBER' },
+        { groupId: PAYMENTS, roleName: 'GROUP_READ_ONLY' },
+        { groupId: STOREFRONT, roleName: 'GROUP_READ_ONLY' },
+        { groupId: MOBILE, roleName: 'GROUP_READ_ONLY' },
+      ],
+    };
+    const fixture = await startSyncFixture(
+      {
+        seed: 141,
+        orgs: [ORG],
+        projects: [
+          { id: PAYMENTS, orgId: ORG, name: 'Payments' },
+          { id: STOREFRONT, orgId: ORG, name: 'Storefront EU' },
+          { id: HIDDEN, orgId: ORG, name: 'Hidden' },
+          { id: MOBILE, orgId: ORG, name: 'Mobile Backend' },
+        ],
+        eventsPerScope: 300,
+        days: 2,
+        keys: [key],
+      },
+      { EVENTS_START_DATE: daysAgo(3).toISOString() },
+    );
+    fixtures.push(fixture);
+    const env = fixture.envWith({ scopes: [{ scope: `org:${ORG}`, discoverProjects: true, excludeProjects: ['storefront*'] }] });
+    const result = await runCli(['sync', '--once'], { ...env, EVENTS_SCOPES: undefined });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`group:${HIDDEN}`);
+    expect(result.stderr).toContain('USER_CANNOT_ACCESS_GROUP');
+
+    const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
+    try {
+      await expectMirrorEqualsEmulator(warehouse.db, fixture.emulator.dataset, [`org:${ORG}`, `group:${PAYMENTS}`, `group:${MOBILE}`]);
+      expect(await mirroredIds(warehouse.db, `group:${STOREFRONT}`), 'an excluded project is not mirrored').toEqual([]);
+      const known = await listKnownScopes(warehouse.db);
+      expect(known.map((k) => [k.scope, k.origin, k.name])).toEqual([
+        [`group:${PAYMENTS}`, 'discovered', 'Payments'],
+        [`group:${HIDDEN}`, 'discovered', 'Hidden'],
+        [`group:${MOBILE}`, 'discovered', 'Mobile Backend'],
+        [`org:${ORG}`, 'configured', null],
+      ]);
+    } finally {
+      await warehouse.close();
+    }
+
+    const status = await runCli(['status'], { ...env, EVENTS_SCOPES: undefined });
+    expect(status.code, status.stderr).toBe(0);
+    const line = (scope: string) => status.stdout.split('\n').find((l) => l.trimStart().startsWith(`${scope} `)) ?? '';
+    expect(line(`group:${PAYMENTS}`)).toMatch(new RegExp(`Payments.*discovered \\(org:${ORG}\\)`));
+    expect(line(`group:${HIDDEN}`)).toMatch(/Hidden.*USER_CANNOT_ACCESS_GROUP/);
+    expect(line(`org:${ORG}`)).toContain('configured');
+  });
+
+  it('scheduler and worker: a project created mid-run is polled within a discovery interval; a removed one stops being polled and keeps its rows', async () => {
+    const first = '6a0000000000000000000151';
+    const created = '6a0000000000000000000152';
+    const fixture = await startSyncFixture(
+      {
+        seed: 151,
+        orgs: ['5f0000000000000000000151'],
+        projects: [{ id: first, orgId: '5f0000000000000000000151', name: 'First' }],
+        eventsPerScope: 200,
+        days: 1,
+      },
+      { EVENTS_START_DATE: daysAgo(2).toISOString() },
+    );
+    fixtures.push(fixture);
+    const org = '5f0000000000000000000151';
+    const prefix = `em-test-${randomUUID()}`;
+    const DISCOVERY_SECONDS = 3;
+    const POLL_SECONDS = 2;
+    const env = {
+      ...fixture.env,
+      EVENTS_SCOPES: `org:${org}`,
+      EVENTS_DISCOVER_PROJECTS: 'true',
+      EVENTS_DISCOVERY_INTERVAL_SECONDS: String(DISCOVERY_SECONDS),
+      EVENTS_POLL_INTERVAL_SECONDS: String(POLL_SECONDS),
+      REDIS_PREFIX: prefix,
+      METRICS_PORT: String(await freePort()),
+    };
+    const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
+    const processes: CliProcess[] = [];
+    try {
+      processes.push(startCli('scheduler', ['scheduler'], env), startCli('worker', ['worker'], env));
+      const died = failWhenAnyExits(processes);
+      const waitUp = <T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000) =>
+        Promise.race([waitFor(what, check, ms), died]);
+      const started = new Date();
+      await waitUp('the organization and its first project polled', async () => {
+        const runs = await pollRunsSince(warehouse.db, started);
+        return (runs.get(`org:${org}`) ?? 0) >= 1 && (runs.get(`group:${first}`) ?? 0) >= 1;
+      });
+
+      fixture.emulator.addProject(created, { orgId: org, name: 'Created Mid-Run' });
+      const createdAt = Date.now();
+      await waitUp('the created project mirrored', async () => {
+        const runs = await pollRunsSince(warehouse.db, new Date(createdAt));
+        return (runs.get(`group:${created}`) ?? 0) >= 1;
+      });
+      const pickedUpMs = Date.now() - createdAt;
+      console.log(
+        `a project created mid-run was polled ${(pickedUpMs / 1000).toFixed(1)} s later (discovery every ${DISCOVERY_SECONDS} s, poll every ${POLL_SECONDS} s)`,
+      );
+      expect(pickedUpMs, 'within one discovery interval plus one poll, with room for a busy machine').toBeLessThan(
+        (DISCOVERY_SECONDS + POLL_SECONDS) * 1000 + 15_000,
+      );
+
+      const heldBefore = (await mirroredIds(warehouse.db, `group:${first}`)).length;
+      expect(heldBefore).toBeGreaterThan(0);
+      fixture.emulator.removeProject(first);
+      const removed = await waitUp('the removed project marked removed', async () =>
+        (await listKnownScopes(warehouse.db)).find((k) => k.scope === `group:${first}` && k.removedAt !== null),
+      );
+      // A poll already queued may still run; after that, none.
+      await new Promise((resolve) => setTimeout(resolve, 3 * POLL_SECONDS * 1000));
+      const quietSince = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 3 * POLL_SECONDS * 1000));
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from events_mirror.sync_runs where scope = ${`group:${first}`} and started_at > ${quietSince}`.execute(
+        warehouse.db,
+      );
+      expect(rows[0]?.n, 'no poll of the removed project').toBe(0);
+      expect((await pollRunsSince(warehouse.db, quietSince)).get(`group:${created}`) ?? 0, 'the others are still polled').toBeGreaterThan(
+        0,
+      );
+      expect((await mirroredIds(warehouse.db, `group:${first}`)).length, 'its rows stay').toBe(heldBefore);
+      expect(removed.removedAt).not.toBeNull();
+
+      const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+      try {
+        const schedulers = await createSyncQueue(connection, prefix).getJobSchedulers();
+        const keys = schedulers.map((s) => s.key);
+        expect(keys.some((k) => k.includes(created))).toBe(true);
+        expect(keys.some((k) => k.includes(first))).toBe(false);
+      } finally {
+        connection.disconnect();
+      }
+      for (const p of processes) expect((await p.stop('SIGTERM')).code, p.output()).toBe(0);
+    } catch (error) {
+      throw new Error(`${String(error)}\n${processes.map((p) => p.output()).join('\n')}`, { cause: error });
+    } finally {
+      await Promise.all(processes.map((p) => p.stop('SIGKILL').catch(() => undefined)));
+      await warehouse.close();
+      await obliterateSyncQueue(REDIS_URL, prefix);
+    }
+  }, 180_000);
+});
