@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { credentialsSchema, readSecretFile, resolveCredentials, type Credential } from './credentials.js';
 import { ConfigError, jsonSyntaxProblem } from './errors.js';
 import { SCOPE_FORM, tryParseScope, type Scope } from './scope.js';
 import { parseIsoDate } from './time.js';
@@ -37,6 +38,8 @@ const scopeEntrySchema = z.union([
       discoverProjects: z.boolean().optional(),
       /** Projects discovery leaves out: ids, or names with `*` wildcards (case-insensitive). */
       excludeProjects: z.array(z.string().min(1)).optional(),
+      /** A name under `credentials`; absent: EVENTS_API_PUBLIC_KEY / EVENTS_API_PRIVATE_KEY. */
+      credential: z.string().min(1).optional(),
     })
     .strict(),
 ]);
@@ -71,6 +74,7 @@ const configSchema = z
       .strict()
       .prefault({}),
     scopes: z.array(scopeEntrySchema).default([]),
+    credentials: credentialsSchema,
     sync: z
       .object({
         startDate: isoDate.optional(),
@@ -172,10 +176,14 @@ export interface ScopeSettings {
   readonly discoverProjects?: boolean;
   /** Projects discovery leaves out: ids, or name patterns with `*`. */
   readonly excludeProjects?: readonly string[];
+  /** The named credential this scope is read with (its discovered projects too); absent: the default key pair. */
+  readonly credential?: string;
 }
 
-export type Config = Readonly<Omit<ParsedConfig, 'scopes'>> & {
+export type Config = Readonly<Omit<ParsedConfig, 'scopes' | 'credentials'>> & {
   readonly scopes: readonly ScopeSettings[];
+  /** Named credentials, resolved (secrets included: never log them; see redactedConfig). */
+  readonly credentials: Readonly<Record<string, Credential>>;
 };
 
 interface EnvBinding {
@@ -219,7 +227,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'LOG_LEVEL', path: ['logLevel'], kind: 'string' },
 ];
 
-const SECRET_KEYS = new Set(['privateKey']);
+const SECRET_KEYS = new Set(['privateKey', 'clientSecret']);
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
@@ -256,7 +264,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
-  return freeze(finish(parsed.data));
+  return freeze(finish(parsed.data, resolveCredentials(parsed.data.credentials, env)));
 }
 
 function readJsonLayer(file: string, required: boolean): { source: string; value: Record<string, unknown> } {
@@ -310,22 +318,6 @@ function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
 const SECRET_FILE_BINDINGS: ReadonlyArray<{ name: string; path: readonly string[] }> = [
   { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'] },
 ];
-
-/** The file's content without its trailing newline; an unreadable or empty file stops the start. */
-function readSecretFile(variable: string, file: string): string {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ConfigError(
-      `${variable}=${file}: cannot read the file (${typeof code === 'string' ? code : 'unreadable'}): fix the path or its permissions`,
-    );
-  }
-  const secret = content.replace(/\r?\n$/, '');
-  if (secret.trim() === '') throw new ConfigError(`${variable}=${file}: the file is empty: put the secret in it`);
-  return secret;
-}
 
 function convertEnvValue(binding: EnvBinding, raw: string): unknown {
   switch (binding.kind) {
@@ -400,7 +392,7 @@ function defOf(node: unknown): SchemaDef | undefined {
   return (node as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
 }
 
-function finish(parsed: ParsedConfig): Config {
+function finish(parsed: ParsedConfig, credentials: Readonly<Record<string, Credential>>): Config {
   const seen = new Set<string>();
   const scopes: ScopeSettings[] = [];
   for (const entry of parsed.scopes) {
@@ -416,15 +408,32 @@ function finish(parsed: ParsedConfig): Config {
         `scope ${scope.key}: discoverProjects and excludeProjects apply to org: scopes only; move them to its organization's entry`,
       );
     }
+    const credential = typeof entry === 'string' ? undefined : entry.credential;
+    if (credential !== undefined && !(credential in credentials)) {
+      const known = Object.keys(credentials);
+      throw new ConfigError(
+        `scope ${scope.key} uses credential "${credential}", which is not defined: add it under "credentials"${known.length > 0 ? ` (defined: ${known.join(', ')})` : ''}`,
+      );
+    }
     scopes.push({
       scope,
       eventTypes: typeof entry === 'string' ? parsed.sync.eventTypes : (entry.eventTypes ?? parsed.sync.eventTypes),
       includeRaw: typeof entry === 'string' ? parsed.sync.includeRaw : (entry.includeRaw ?? parsed.sync.includeRaw),
       startDate: typeof entry === 'string' ? parsed.sync.startDate : (entry.startDate ?? parsed.sync.startDate),
       ...(scope.kind === 'org' && discoverProjects ? { discoverProjects: true, excludeProjects } : {}),
+      ...(credential !== undefined ? { credential } : {}),
     });
   }
-  return { ...parsed, scopes };
+  return { ...parsed, scopes, credentials };
+}
+
+/**
+ * For commands that call the API: the default key pair is required unless named credentials are
+ * defined and every configured scope names one (a worker serves whatever scopes its jobs name).
+ */
+export function requireApiAccess(config: Config): void {
+  const named = Object.keys(config.credentials).length > 0;
+  if (!named || config.scopes.some((s) => s.credential === undefined)) requireApiCredentials(config);
 }
 
 /** Fails with a clear line when the API key pair is missing; for commands that call the API. */
@@ -461,7 +470,15 @@ export function scopeSettings(config: Config, scope: Scope): ScopeSettings {
 
 /** A copy safe to log or print: the private key replaced. */
 export function redactedConfig(config: Config): unknown {
-  return { ...config, api: { ...config.api, privateKey: config.api.privateKey ? '[redacted]' : undefined } };
+  const credentials = Object.fromEntries(
+    Object.entries(config.credentials).map(([name, c]) => [
+      name,
+      c.kind === 'apiKey'
+        ? { kind: c.kind, publicKey: c.publicKey, privateKey: '[redacted]' }
+        : { kind: c.kind, clientId: c.clientId, clientSecret: '[redacted]' },
+    ]),
+  );
+  return { ...config, api: { ...config.api, privateKey: config.api.privateKey ? '[redacted]' : undefined }, credentials };
 }
 
 function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {

@@ -5,15 +5,18 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { requireApiCredentials, type Config } from '../config.js';
+import { DEFAULT_CREDENTIAL } from '../credentials.js';
+import { ConfigError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Scope } from '../scope.js';
-import { ApiError, ApiTransientError } from './api-error.js';
+import { ApiTransientError } from './api-error.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
 import { readListedProject, type ListedProject } from './projects.js';
 import { createHttpDispatcher } from './http-agent.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiReachability } from './reachability.js';
+import { ServiceAccountTokens } from './service-account-tokens.js';
 import { windowPages, type EventsPage } from './pages.js';
 import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
 import { type RequestContext } from './response.js';
@@ -28,8 +31,11 @@ export type { ListedProject } from './projects.js';
 
 export interface EventsClientOptions {
   baseUrl: string;
+  /** The key pair for Digest; with `serviceAccount`, ignored. */
   publicKey: string;
   privateKey: string;
+  /** Authenticate with OAuth 2.0 tokens of this service account instead of Digest. */
+  serviceAccount?: { credential: string; clientId: string; clientSecret: string };
   caFile?: string;
   insecureSkipTlsVerify?: boolean;
   httpProxy?: string;
@@ -90,19 +96,33 @@ export class EventsClient {
       );
     }
     const timeout = options.requestTimeoutMs ?? 30_000;
+    const dispatcher =
+      options.dispatcher ??
+      createHttpDispatcher({
+        caFile: options.caFile,
+        insecureSkipTlsVerify: options.insecureSkipTlsVerify,
+        httpProxy: options.httpProxy,
+        httpsProxy: options.httpsProxy,
+        noProxy: options.noProxy,
+        requestTimeoutMs: timeout,
+      });
+    const account = options.serviceAccount;
     this.#deps = {
-      dispatcher:
-        options.dispatcher ??
-        createHttpDispatcher({
-          caFile: options.caFile,
-          insecureSkipTlsVerify: options.insecureSkipTlsVerify,
-          httpProxy: options.httpProxy,
-          httpsProxy: options.httpsProxy,
-          noProxy: options.noProxy,
-          requestTimeoutMs: timeout,
-        }),
+      dispatcher,
       session: new DigestSession({ username: options.publicKey, password: options.privateKey }),
-      publicKey: options.publicKey,
+      publicKey: account ? account.clientId : options.publicKey,
+      tokens: account
+        ? new ServiceAccountTokens({
+            tokenUrl: `${this.#origin}/api/oauth/token`,
+            credential: account.credential,
+            clientId: account.clientId,
+            clientSecret: account.clientSecret,
+            dispatcher,
+            requestTimeoutMs: timeout,
+            logger,
+            ...(options.now ? { now: options.now } : {}),
+          })
+        : undefined,
       budget: options.budget ?? memoryRequestBudget(),
       metrics: options.metrics,
       reachability: this.reachability,
@@ -198,13 +218,12 @@ export class EventsClient {
 export function createEventsClient(
   config: Config,
   deps: { logger?: Logger; metrics?: ApiMetrics; budget?: RequestBudget } = {},
+  credentialName: string = DEFAULT_CREDENTIAL,
 ): EventsClient {
-  const { publicKey, privateKey } = requireApiCredentials(config);
   const api = config.api;
   return new EventsClient({
     baseUrl: api.baseUrl,
-    publicKey,
-    privateKey,
+    ...authOptions(config, credentialName),
     ...definedOnly({
       caFile: api.caFile,
       insecureSkipTlsVerify: api.insecureSkipTlsVerify,
@@ -226,8 +245,21 @@ export function createEventsClient(
   });
 }
 
+/** The key pair or service account a credential name stands for; an unknown name is a ConfigError. */
+function authOptions(config: Config, name: string): Pick<EventsClientOptions, 'publicKey' | 'privateKey' | 'serviceAccount'> {
+  if (name === DEFAULT_CREDENTIAL) return requireApiCredentials(config);
+  const credential = config.credentials[name];
+  if (!credential) {
+    throw new ConfigError(`credential "${name}" is not defined here: define it under "credentials" in this process's config file too`);
+  }
+  if (credential.kind === 'apiKey') return { publicKey: credential.publicKey, privateKey: credential.privateKey };
+  return {
+    publicKey: credential.clientId,
+    privateKey: '',
+    serviceAccount: { credential: name, clientId: credential.clientId, clientSecret: credential.clientSecret },
+  };
+}
+
 function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
 }
-
-export { ApiError, ApiTransientError };

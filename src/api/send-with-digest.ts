@@ -11,6 +11,7 @@ import { isSupportedChallenge, parseDigestChallenge, type DigestChallenge } from
 import { judgeChallenge, type DigestSession, type PreparedAuthorization } from './digest-session.js';
 import type { ApiMetrics } from './metrics.js';
 import type { ApiReachability } from './reachability.js';
+import type { ServiceAccountTokens } from './service-account-tokens.js';
 import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
@@ -20,6 +21,8 @@ export interface ExchangeDeps {
   readonly dispatcher: Dispatcher;
   readonly session: DigestSession;
   readonly publicKey: string;
+  /** A service account's tokens: requests carry a Bearer token instead of answering Digest. */
+  readonly tokens: ServiceAccountTokens | undefined;
   readonly budget: RequestBudget;
   readonly metrics: ApiMetrics | undefined;
   readonly reachability: ApiReachability;
@@ -45,9 +48,15 @@ export async function sendWithDigest(
   let received: DigestChallenge | undefined;
   let previous: PreparedAuthorization | undefined;
   let recounted = false;
+  let renewedToken = false;
   for (let challenges = 0; ;) {
     await deps.budget.take(scope, signal);
-    const auth = received ? session.answer(received, context.method, uri, previous) : session.authorize(context.method, uri);
+    const bearer = deps.tokens ? await deps.tokens.token() : undefined;
+    const auth = bearer
+      ? undefined
+      : received
+        ? session.answer(received, context.method, uri, previous)
+        : session.authorize(context.method, uri);
     previous = auth;
     counter.requests += 1;
     const started = performance.now();
@@ -57,7 +66,11 @@ export async function sendWithDigest(
     try {
       const response = await request(context.url, {
         method: 'GET',
-        headers: auth ? { accept: 'application/json', authorization: auth.header } : { accept: 'application/json' },
+        headers: bearer
+          ? { accept: 'application/json', authorization: `Bearer ${bearer}` }
+          : auth
+            ? { accept: 'application/json', authorization: auth.header }
+            : { accept: 'application/json' },
         dispatcher: deps.dispatcher,
         headersTimeout: deps.requestTimeoutMs,
         bodyTimeout: deps.requestTimeoutMs,
@@ -93,7 +106,14 @@ export async function sendWithDigest(
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
 
-    const challenge = status === 401 ? parseDigestChallenge(headerText(headers['www-authenticate'])) : undefined;
+    // A refused token (revoked, or expired early) is replaced once per request; a second refusal is the answer.
+    if (status === 401 && bearer && deps.tokens && !renewedToken) {
+      renewedToken = true;
+      deps.tokens.invalidate(bearer);
+      logger.info({ scope: context.scope }, `the service account's token was refused for ${context.scope}: minting a new one`);
+      continue;
+    }
+    const challenge = status === 401 && !bearer ? parseDigestChallenge(headerText(headers['www-authenticate'])) : undefined;
     if (challenge) {
       const base: ApiFailure = { ...context, status, errorCode: undefined, detail: undefined, bodySnippet: undefined };
       if (!isSupportedChallenge(challenge)) {

@@ -1,7 +1,7 @@
 /** `events-mirror backfill --scope S --from ISO --to ISO`: re-read a range, resumably. */
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { requireApiCredentials, scopeSettings } from '../config.js';
+import { requireApiAccess, scopeSettings } from '../config.js';
 import { UsageError, errorMessage } from '../errors.js';
 import type { Scope } from '../scope.js';
 import { runEnqueueBackfill } from '../queue/enqueue-backfill.js';
@@ -39,7 +39,7 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
   }
   const { config, logger } = createContext({ logFd: 2 });
   if (options.enqueue) return runEnqueueBackfill(config, logger, options.scope, options.from, to, { force: options.force === true });
-  requireApiCredentials(config);
+  requireApiAccess(config);
   const settings = scopeSettings(config, options.scope);
   const shutdown = listenForShutdown();
   const progress = progressReporter(logger, options.scope.key);

@@ -1,6 +1,6 @@
 /** `events-mirror reconcile`: hold the warehouse against the API's per-window counts, re-read what differs. */
 import type { Command } from 'commander';
-import { requireApiCredentials } from '../config.js';
+import { requireApiAccess } from '../config.js';
 import { UsageError } from '../errors.js';
 import { renderReconcileSummary } from '../report/reconcile-report.js';
 import type { Scope } from '../scope.js';
@@ -34,7 +34,7 @@ async function runReconcile(options: ReconcileOptions): Promise<number> {
     throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(options.to)}: swap them`);
   }
   const { config, logger } = createContext({ logFd: 2 });
-  requireApiCredentials(config);
+  requireApiAccess(config);
   const scopes = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });

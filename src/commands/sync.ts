@@ -1,6 +1,6 @@
 /** `events-mirror sync [--once]`: every configured scope from its checkpoint to now, in-process. */
 import type { Command } from 'commander';
-import { requireApiCredentials } from '../config.js';
+import { requireApiAccess } from '../config.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
 import { listenForShutdown } from '../shutdown-signals.js';
@@ -34,7 +34,7 @@ async function runSync(options: SyncOptions): Promise<number> {
     logFd: 2,
     ...(options.concurrency ? { overrides: { sync: { concurrency: options.concurrency } } } : {}),
   });
-  requireApiCredentials(config);
+  requireApiAccess(config);
   const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
@@ -44,7 +44,7 @@ async function runSync(options: SyncOptions): Promise<number> {
       const scopes = configured.some((s) => s.discoverProjects)
         ? (
             await discoverScopes(
-              { client: runtime.client, db: runtime.warehouse.db, logger, now: runtime.ctx.now, signal: shutdown.signal },
+              { clients: runtime.clients, db: runtime.warehouse.db, logger, now: runtime.ctx.now, signal: shutdown.signal },
               configured,
             )
           ).scopes

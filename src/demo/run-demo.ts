@@ -4,6 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { ApiClients } from '../api/clients.js';
 import { createEventsClient } from '../api/client.js';
 import { loadConfig } from '../config.js';
 import { startEmulator } from '../emulator/server.js';
@@ -66,7 +67,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     let landed = 0;
     const client = createEventsClient(config, { logger: options.logger });
     const ctx: SyncContext = {
-      client,
+      clients: ApiClients.single(client),
       warehouse,
       lock: scopeLockFor(warehouse),
       logger: options.logger,

@@ -25,6 +25,8 @@ const scopePayload = {
   scope: scopeKey,
   eventTypes: z.array(z.string().min(1)),
   includeRaw: z.boolean(),
+  /** The name of the credential to read it with (never the secret); absent: the default key pair. */
+  credential: z.string().min(1).optional(),
 };
 
 export const pollJobSchema = z.object({ ...scopePayload, startDate: isoDate.optional() }).strict();
@@ -45,11 +47,22 @@ export function pollJobData(settings: ScopeSettings): PollJobData {
     eventTypes: [...settings.eventTypes],
     includeRaw: settings.includeRaw,
     ...(settings.startDate ? { startDate: settings.startDate } : {}),
+    ...credentialOf(settings),
   };
 }
 
+function credentialOf(settings: ScopeSettings): { credential?: string } {
+  return settings.credential ? { credential: settings.credential } : {};
+}
+
 export function reconcileJobData(settings: ScopeSettings, days: number): ReconcileJobData {
-  return { scope: settings.scope.key, eventTypes: [...settings.eventTypes], includeRaw: settings.includeRaw, days };
+  return {
+    scope: settings.scope.key,
+    eventTypes: [...settings.eventTypes],
+    includeRaw: settings.includeRaw,
+    days,
+    ...credentialOf(settings),
+  };
 }
 
 export function backfillJobData(settings: ScopeSettings, window: TimeWindow, force = false): BackfillJobData {
@@ -60,6 +73,7 @@ export function backfillJobData(settings: ScopeSettings, window: TimeWindow, for
     includeRaw: settings.includeRaw,
     minDate: window.minDate.toISOString(),
     maxDate: window.maxDate.toISOString(),
+    ...credentialOf(settings),
   };
 }
 
@@ -70,6 +84,7 @@ export function settingsFromJob(data: SyncJobData): ScopeSettings {
     eventTypes: data.eventTypes,
     includeRaw: data.includeRaw,
     startDate: 'startDate' in data ? data.startDate : undefined,
+    ...(data.credential ? { credential: data.credential } : {}),
   };
 }
 

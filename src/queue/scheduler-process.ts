@@ -8,7 +8,7 @@
  * Stopping is bounded even while Redis is silent: each close is given up on after
  * `CLOSE_STEP_MS`, and the process exits `HARD_STOP_MS` after the signal whatever it still waits on.
  */
-import { requireApiCredentials, requireScopes, type Config, type ScopeSettings } from '../config.js';
+import { requireApiAccess, requireScopes, type Config, type ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../deadline.js';
@@ -36,7 +36,7 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
   const configured = requireScopes(config);
   const discovering = configured.some((s) => s.discoverProjects);
   if (discovering) {
-    requireApiCredentials(config);
+    requireApiAccess(config);
     requirePostgres(config, 'scheduler (with project discovery)');
   }
   const plan = (scopes: readonly ScopeSettings[]) => wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
@@ -65,7 +65,7 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       discover = async () =>
         (
           await discoverScopes(
-            { client: opened.client, db: opened.warehouse.db, logger, now: () => new Date(), signal: stop.signal },
+            { clients: opened.clients, db: opened.warehouse.db, logger, now: () => new Date(), signal: stop.signal },
             configured,
           )
         ).scopes;

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createApiMetrics } from '../api/metrics.js';
 import { redisRequestBudget } from '../api/request-budget.js';
-import { requireApiCredentials, type Config } from '../config.js';
+import { requireApiAccess, type Config } from '../config.js';
 import { settlesWithin } from '../deadline.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -40,7 +40,7 @@ const CLOSE_STEP_MS = 1_000;
 const HARD_STOP_MARGIN_MS = 9_000;
 
 export async function runWorkerProcess(config: Config, logger: Logger, options: WorkerProcessOptions): Promise<number> {
-  requireApiCredentials(config);
+  requireApiAccess(config);
   requirePostgres(config, 'worker');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -82,7 +82,6 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       onPage: syncMetrics.onPage,
     });
     const warehouse = runtime.warehouse;
-    const client = runtime.client;
     health = await startHealthServer({
       port: config.worker.metricsPort,
       host: options.metricsHost,
@@ -91,7 +90,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         redis: async () => void (await connection.ping()),
         postgres: async () => void (await sql`select 1`.execute(warehouse.db)),
         migrations: () => assertMigrated(warehouse),
-        api: async () => client.reachability.assertAnswering(),
+        api: async () => runtime?.clients.assertAnswering(),
       },
     }).catch((error: unknown) => {
       throw new ConfigError(

@@ -7,15 +7,16 @@
  */
 import type { Kysely } from 'kysely';
 import type { ListedProject } from '../api/client.js';
+import type { ApiClients } from '../api/clients.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { parseScope, type Scope } from '../scope.js';
+import { parseScope } from '../scope.js';
 import type { Database } from '../warehouse/database.js';
 import { activeDiscoveredBy, recordConfiguredScopes, recordDiscoveredProjects } from '../warehouse/scopes.repository.js';
 
 export interface DiscoveryDeps {
-  readonly client: { listProjects(org: Scope, signal?: AbortSignal): Promise<{ projects: ListedProject[]; skipped: string[] }> };
+  readonly clients: ApiClients;
   readonly db: Kysely<Database>;
   readonly logger: Logger;
   readonly now: () => Date;
@@ -56,7 +57,13 @@ export async function discoverScopes(deps: DiscoveryDeps, configured: readonly S
     for (const key of found.projectKeys) {
       if (seen.has(key)) continue;
       seen.add(key);
-      scopes.push({ scope: parseScope(key), eventTypes: org.eventTypes, includeRaw: org.includeRaw, startDate: org.startDate });
+      scopes.push({
+        scope: parseScope(key),
+        eventTypes: org.eventTypes,
+        includeRaw: org.includeRaw,
+        startDate: org.startDate,
+        ...(org.credential ? { credential: org.credential } : {}),
+      });
     }
   }
   logger.debug({ scopes: scopes.length, orgs: orgs.length }, `discovery: ${scopes.length} scopes`);
@@ -67,7 +74,7 @@ async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): 
   const { db, logger } = deps;
   const orgKey = org.scope.key;
   try {
-    const { projects, skipped } = await deps.client.listProjects(org.scope, deps.signal);
+    const { projects, skipped } = await deps.clients.for(org.credential).listProjects(org.scope, deps.signal);
     for (const reason of skipped) logger.warn({ scope: orgKey }, reason);
     const kept = projects.filter((p) => !isExcluded(p, org.excludeProjects ?? []));
     const { added, removed } = await recordDiscoveredProjects(

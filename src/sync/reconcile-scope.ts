@@ -72,11 +72,13 @@ export async function reconcileScope(
   const log = ctx.logger.child({ scope: key });
 
   const apiCount = async (window: TimeWindow): Promise<number> => {
-    const page = await ctx.client.listEvents(
-      scope.scope,
-      { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, itemsPerPage: 1 },
-      ctx.signal,
-    );
+    const page = await ctx.clients
+      .for(scope.credential)
+      .listEvents(
+        scope.scope,
+        { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, itemsPerPage: 1 },
+        ctx.signal,
+      );
     stats.requests += page.requests;
     return page.totalCount;
   };

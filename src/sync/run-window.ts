@@ -6,7 +6,8 @@
  * and never skips. A window whose first page reports more events than the allowed depth is split
  * in half by time (rule 5) and its halves read oldest first, so the checkpoint only moves forward.
  */
-import type { EventsClient, EventsPage } from '../api/client.js';
+import type { EventsPage } from '../api/client.js';
+import type { ApiClients } from '../api/clients.js';
 import { isLastPage } from '../api/pages.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
@@ -30,7 +31,8 @@ export interface SyncSettings {
 }
 
 export interface SyncContext {
-  readonly client: EventsClient;
+  /** The API client of each credential. */
+  readonly clients: ApiClients;
   readonly warehouse: Warehouse;
   readonly lock: ScopeLock;
   readonly logger: Logger;
@@ -83,7 +85,7 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   let first = true;
   let checkpointed = false;
   const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
-  const pages = ctx.client.pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
+  const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
   let next = fetchAhead(pages);
   for (let result = await next; !result.done; result = await next) {
     const page = result.value;

@@ -4,6 +4,7 @@
  * and has no release step); a PostgreSQL warehouse must have been migrated by `migrate`.
  */
 import { createEventsClient, type EventsClient } from '../api/client.js';
+import { ApiClients } from '../api/clients.js';
 import type { ApiMetrics } from '../api/metrics.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Config } from '../config.js';
@@ -16,6 +17,9 @@ import type { SyncContext, SyncSettings } from './run-window.js';
 export interface SyncRuntime {
   readonly ctx: SyncContext;
   readonly warehouse: Warehouse;
+  /** The client of each credential, made on first use. */
+  readonly clients: ApiClients;
+  /** The default key pair's client (EVENTS_API_PUBLIC_KEY / EVENTS_API_PRIVATE_KEY). */
   readonly client: EventsClient;
   close(): Promise<void>;
 }
@@ -63,20 +67,26 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
 }
 
 export async function openSyncRuntime(config: Config, logger: Logger, options: SyncRuntimeOptions = {}): Promise<SyncRuntime> {
-  const client = createEventsClient(config, {
-    logger,
-    ...(options.budget ? { budget: options.budget } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
+  const clients = new ApiClients((credential) =>
+    createEventsClient(
+      config,
+      {
+        logger,
+        ...(options.budget ? { budget: options.budget } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      },
+      credential,
+    ),
+  );
   let warehouse: Warehouse;
   try {
     warehouse = await openWarehouse(config, logger);
   } catch (error) {
-    await client.close();
+    await clients.close();
     throw error;
   }
   const ctx: SyncContext = {
-    client,
+    clients,
     warehouse,
     lock: scopeLockFor(warehouse),
     logger,
@@ -88,9 +98,12 @@ export async function openSyncRuntime(config: Config, logger: Logger, options: S
   return {
     ctx,
     warehouse,
-    client,
+    clients,
+    get client() {
+      return clients.for();
+    },
     async close() {
-      await client.close();
+      await clients.close();
       await warehouse.close();
     },
   };
