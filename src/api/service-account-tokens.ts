@@ -35,7 +35,7 @@ const tokenAnswer = z.looseObject({
 
 /** Renew this long before expiry (or at 90% of a shorter lifetime), so no request carries a token about to lapse. */
 const RENEW_BEFORE_MS = 60_000;
-/** The endpoint allows about 10 requests a minute: a 429 without Retry-After waits at least this. */
+/** The endpoint allows about 10 requests a minute: a 429 without Retry-After waits this long. */
 const RATE_LIMITED_WAIT_MS = 6_000;
 
 export class ServiceAccountTokens {
@@ -136,7 +136,7 @@ export class ServiceAccountTokens {
         }
         const wait =
           status === 429
-            ? Math.max(parseRetryAfterMs(retryAfter, this.#now()) ?? 0, RATE_LIMITED_WAIT_MS)
+            ? (parseRetryAfterMs(retryAfter, this.#now()) ?? RATE_LIMITED_WAIT_MS)
             : backoffDelayMs(attempt, { baseDelayMs: 500, maxDelayMs: 30_000 });
         logger.warn(
           { credential, status, waitMs: wait },

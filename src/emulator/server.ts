@@ -26,6 +26,8 @@ import {
 import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
 import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiKeyGrant } from './keys.js';
 import { LiveEvents } from './live-events.js';
+import { TokenIssuer, type TokenLimits } from './oauth-tokens.js';
+import { TOKEN_PATH, answerTokenRequest, grantOf, type ServiceAccountGrant } from './token-endpoint.js';
 import { projectDocument } from './projects.js';
 import { booleanParam, listLinks, parseListParams, parsePageParams } from './query.js';
 import { Rng } from './random.js';
@@ -33,6 +35,7 @@ import { sendChallenge, sendError, sendOk } from './responses.js';
 
 export type { ApiKeyGrant } from './keys.js';
 export type { FaultOptions } from './faults.js';
+export type { ServiceAccountGrant } from './token-endpoint.js';
 export { Dataset } from './dataset.js';
 
 export const API_PREFIX = '/api/public/v1.0';
@@ -51,6 +54,10 @@ export interface EmulatorOptions {
   days?: number;
   /** Default: one generated key with ORG_OWNER on every org and GROUP_OWNER on every project. */
   keys?: ApiKeyGrant[];
+  /** Service accounts: OAuth 2.0 client credentials at `POST /api/oauth/token`, Bearer tokens beside Digest. */
+  serviceAccounts?: ServiceAccountGrant[];
+  /** The token endpoint's limits (default: tokens live 3600 s, 10 requests a minute, 100 live tokens). */
+  tokenLimits?: Partial<TokenLimits>;
   liveRatePerSecond?: number;
   nonceTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
@@ -77,6 +84,10 @@ export interface RunningEmulator {
   readonly dataset: Dataset;
   setFaults(faults: Partial<FaultOptions>): void;
   setLiveRate(perSecond: number): void;
+  /** Tokens issued so far, and each one (to check none reaches a log). */
+  tokens(): { issued: number; all: string[] };
+  /** Revokes every live token of a service account, as rotating its secret does. */
+  revokeTokens(clientId: string): number;
   /** A new project of `orgId` (default: the first organization), listed and served from now on. */
   addProject(groupId: string, options?: { orgId?: string; name?: string }): void;
   /** The project is deleted: no longer listed, its events answer 404 GROUP_NOT_FOUND. */
@@ -121,6 +132,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.retentionDays !== undefined) dataset.setRetentionDays(options.retentionDays);
   const keys = options.keys ?? [generateDefaultKey(orgs, groups)];
   const keyByPublic = new Map(keys.map((key) => [key.publicKey, key]));
+  const accounts = new Map((options.serviceAccounts ?? []).map((account) => [account.clientId, account]));
+  const issuer = new TokenIssuer(options.tokenLimits ?? {}, now);
   const verifier = new DigestVerifier({
     nonceTtlSeconds: options.nonceTtlSeconds ?? 60,
     now,
@@ -137,18 +150,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const logger = options.logger;
 
   async function route(req: IncomingMessage, res: ServerResponse, rawUrl: string): Promise<{ status: number; scope?: string }> {
+    if (rawUrl.split('?')[0] === TOKEN_PATH) return { status: await answerTokenRequest(req, res, accounts, issuer) };
     if (req.method !== 'GET') {
       sendError(res, methodNotAllowed(req.method ?? '').body(), { headers: { Allow: 'GET' } });
       return { status: 405 };
     }
-    const auth = verifier.verify('GET', rawUrl, req.headers.authorization);
-    if (!auth.ok) {
-      stats.challenges += 1;
-      if (auth.stale) stats.staleChallenges += 1;
-      sendChallenge(res, verifier.challenge(auth.stale), unauthorized());
-      return { status: 401 };
+    let key: ApiKeyGrant;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer !== undefined) {
+      const account = accounts.get(issuer.verify(bearer) ?? '');
+      if (!account) {
+        sendError(res, unauthorized(), { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+        return { status: 401 };
+      }
+      key = grantOf(account);
+    } else {
+      const auth = verifier.verify('GET', rawUrl, req.headers.authorization);
+      if (!auth.ok) {
+        stats.challenges += 1;
+        if (auth.stale) stats.staleChallenges += 1;
+        sendChallenge(res, verifier.challenge(auth.stale), unauthorized());
+        return { status: 401 };
+      }
+      key = keyByPublic.get(auth.username) as ApiKeyGrant;
     }
-    const key = keyByPublic.get(auth.username) as ApiKeyGrant;
     const queryAt = rawUrl.indexOf('?');
     const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1));
@@ -305,6 +330,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dataset,
     setFaults: (changes) => faults.set(changes),
     setLiveRate: (perSecond) => live.setRate(perSecond),
+    tokens: () => ({ issued: issuer.issued, all: issuer.tokens() }),
+    revokeTokens: (clientId) => issuer.revokeAll(clientId),
     addProject: (groupId, project = {}) => dataset.addProject(groupId, project.orgId ?? (orgs[0] as string), project.name),
     removeProject: (groupId) => dataset.removeProject(groupId),
     stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
