@@ -31,6 +31,7 @@ export class TokenIssuer {
   readonly #tokens = new Map<string, { clientId: string; expiresAtMs: number }>();
   readonly #requests = new Map<string, number[]>();
   readonly #everIssued: string[] = [];
+  #refused = 0;
 
   constructor(limits: Partial<TokenLimits>, now: () => number) {
     this.#limits = { ...DEFAULT_TOKEN_LIMITS, ...limits };
@@ -42,12 +43,18 @@ export class TokenIssuer {
     return this.#everIssued.length;
   }
 
+  /** Token requests answered 429 or 400 for the limits. */
+  get refused(): number {
+    return this.#refused;
+  }
+
   issue(clientId: string): IssueResult {
     const now = this.#now();
     const windowMs = this.#limits.windowSeconds * 1000;
     const recent = (this.#requests.get(clientId) ?? []).filter((at) => at > now - windowMs);
     if (recent.length >= this.#limits.perWindow) {
       this.#requests.set(clientId, recent);
+      this.#refused += 1;
       return {
         ok: false,
         status: 429,
@@ -60,6 +67,7 @@ export class TokenIssuer {
     this.#requests.set(clientId, recent);
     const live = [...this.#tokens.values()].filter((t) => t.clientId === clientId && t.expiresAtMs > now).length;
     if (live >= this.#limits.maxLive) {
+      this.#refused += 1;
       return {
         ok: false,
         status: 400,

@@ -84,8 +84,8 @@ export interface RunningEmulator {
   readonly dataset: Dataset;
   setFaults(faults: Partial<FaultOptions>): void;
   setLiveRate(perSecond: number): void;
-  /** Tokens issued so far, and each one (to check none reaches a log). */
-  tokens(): { issued: number; all: string[] };
+  /** Tokens issued so far, token requests refused for the limits, and each token (to check none reaches a log). */
+  tokens(): { issued: number; refused: number; all: string[] };
   /** Revokes every live token of a service account, as rotating its secret does. */
   revokeTokens(clientId: string): number;
   /** A new project of `orgId` (default: the first organization), listed and served from now on. */
@@ -330,7 +330,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dataset,
     setFaults: (changes) => faults.set(changes),
     setLiveRate: (perSecond) => live.setRate(perSecond),
-    tokens: () => ({ issued: issuer.issued, all: issuer.tokens() }),
+    tokens: () => ({ issued: issuer.issued, refused: issuer.refused, all: issuer.tokens() }),
     revokeTokens: (clientId) => issuer.revokeAll(clientId),
     addProject: (groupId, project = {}) => dataset.addProject(groupId, project.orgId ?? (orgs[0] as string), project.name),
     removeProject: (groupId) => dataset.removeProject(groupId),
