@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
-import { loadKeysFile } from '../emulator/keys.js';
+import { loadKeysFile, loadServiceAccountsFile } from '../emulator/keys.js';
 import type { FaultOptions } from '../emulator/faults.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { tryParseScope } from '../scope.js';
@@ -20,6 +20,7 @@ interface EmulatorFlags {
   eventsPerScope: string;
   days: string;
   keys?: string;
+  serviceAccounts?: string;
   liveRate: string;
   nonceTtlSeconds: string;
   fault429Rate?: string;
@@ -90,6 +91,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     eventsPerScope: integer('events-per-scope', flags.eventsPerScope, 0, 5_000_000),
     days: decimal('days', flags.days, 0.001, 3650),
     keys: flags.keys === undefined ? undefined : loadKeysFile(flags.keys),
+    ...(flags.serviceAccounts === undefined ? {} : { serviceAccounts: loadServiceAccountsFile(flags.serviceAccounts) }),
     liveRatePerSecond: decimal('live-rate', flags.liveRate, 0, 10_000),
     nonceTtlSeconds: integer('nonce-ttl-seconds', flags.nonceTtlSeconds, 1, 86_400),
     ...(flags.retentionDays !== undefined ? { retentionDays: decimal('retention-days', flags.retentionDays, 0.001, 3650) } : {}),
@@ -123,6 +125,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--events-per-scope <n>', 'generated events per org and per project', '1000')
     .option('--days <n>', 'days of history the generated events span', '30')
     .option('--keys <file>', 'JSON list of {publicKey, privateKey, roles: [{orgId|groupId, roleName}]}')
+    .option('--service-accounts <file>', 'JSON list of {clientId, clientSecret, roles}: OAuth tokens at POST /api/oauth/token')
     .option('--live-rate <perSecond>', 'new events per second per scope while running', '0')
     .option('--nonce-ttl-seconds <n>', 'Digest nonce lifetime; older nonces get stale=true', '60')
     .option('--fault-429-rate <p>', 'share of requests answered 429 RATE_LIMITED (0..1)')

@@ -105,3 +105,27 @@ export function canReadGroup(key: ApiKeyGrant, groupId: string, orgId: string | 
       (orgId !== undefined && role.orgId === orgId && role.roleName === 'ORG_OWNER'),
   );
 }
+
+export const serviceAccountsFileSchema = z
+  .array(z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1), roles: z.array(roleSchema) }).strict())
+  .min(1)
+  .refine((accounts) => new Set(accounts.map((a) => a.clientId)).size === accounts.length, { message: 'clientId values must be unique' });
+
+/** Reads a service accounts file: a JSON list of {clientId, clientSecret, roles}; a bad file is a ConfigError. */
+export function loadServiceAccountsFile(path: string): Array<{ clientId: string; clientSecret: string; roles: ApiKeyGrant['roles'] }> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`cannot read service accounts file ${path}: ${errorMessage(error)}`);
+  }
+  const parsed = serviceAccountsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    throw new ConfigError(
+      `service accounts file ${path} is invalid${where}: ${issue?.message ?? 'bad shape'}. Expected a JSON list of {clientId, clientSecret, roles: [{orgId, roleName: ORG_*} | {groupId, roleName: GROUP_*}]}`,
+    );
+  }
+  return parsed.data;
+}

@@ -53,6 +53,62 @@ describe('events-mirror emulator', () => {
     expect(stdout).toContain('emulator stopped');
   });
 
+  it('serves OAuth tokens to a service account from --service-accounts, and the events to its Bearer token (curl)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'emulator-accounts-'));
+    const accounts = path.join(dir, 'accounts.json');
+    writeFileSync(
+      accounts,
+      JSON.stringify([{ clientId: 'mdb_sa_id_cli', clientSecret: 'mdb_sa_sk_cli', roles: [{ orgId: 'o1', roleName: 'ORG_MEMBER' }] }]),
+    );
+    const child = spawn(
+      process.execPath,
+      [...CLI, '--port', '0', '--org', 'o1', '--events-per-scope', '12', '--service-accounts', accounts],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'info' },
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
+      const base = /EVENTS_API_BASE_URL=(\S+)/.exec(stdout)![1]!;
+      const origin = new URL(base).origin;
+      const { stdout: tokenBody } = await run('/usr/bin/curl', [
+        '-s',
+        '-u',
+        'mdb_sa_id_cli:mdb_sa_sk_cli',
+        '-H',
+        'Content-Type: application/x-www-form-urlencoded',
+        '--data',
+        'grant_type=client_credentials',
+        `${origin}/api/oauth/token`,
+      ]);
+      const token = JSON.parse(tokenBody) as { access_token: string; token_type: string; expires_in: number };
+      expect(token).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+      const { stdout: body } = await run('/usr/bin/curl', [
+        '-s',
+        '-H',
+        `Authorization: Bearer ${token.access_token}`,
+        `${base}/orgs/o1/events`,
+      ]);
+      expect(JSON.parse(body)).toMatchObject({ totalCount: 12 });
+      const { stdout: refused } = await run('/usr/bin/curl', [
+        '-s',
+        '-u',
+        'mdb_sa_id_cli:wrong',
+        '--data',
+        'grant_type=client_credentials',
+        `${origin}/api/oauth/token`,
+      ]);
+      expect(JSON.parse(refused)).toMatchObject({ error: 'invalid_client' });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
   it('refuses bad flags and a bad keys file with exit 2 and a line naming the problem', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'emulator-keys-'));
     const keys = path.join(dir, 'keys.json');

@@ -59,7 +59,9 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
       for (const scope of fixture.emulator.dataset.scopes()) {
         const row = status.stdout.split('\n').find((line) => line.startsWith(scope));
         const held = fixture.emulator.dataset.validIds(scope).size.toLocaleString('en-US');
-        expect(row, status.stdout).toMatch(new RegExp(`^${scope}\\s+-\\s+configured\\s+\\d{4}-\\d{2}-\\d{2}T\\S+Z\\s+\\S+.*\\s0\\s+-\\s+${held}\\s+-$`));
+        expect(row, status.stdout).toMatch(
+          new RegExp(`^${scope}\\s+-\\s+configured\\s+\\d{4}-\\d{2}-\\d{2}T\\S+Z\\s+\\S+.*\\s0\\s+-\\s+${held}\\s+-$`),
+        );
       }
     } finally {
       await warehouse.close();
