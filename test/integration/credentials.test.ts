@@ -20,7 +20,9 @@ import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fix
 
 const ORG_A = '5f0000000000000000000161';
 const ORG_B = '5f0000000000000000000162';
+const ORG_C = '5f0000000000000000000163';
 const ACME: ApiKeyGrant = { publicKey: 'acmekeys', privateKey: 'acme-private-4f1d9c', roles: [{ orgId: ORG_A, roleName: 'ORG_OWNER' }] };
+const CORP: ApiKeyGrant = { publicKey: 'corpkeys', privateKey: 'corp-private-88a0b3', roles: [{ orgId: ORG_C, roleName: 'ORG_OWNER' }] };
 const BETA: ServiceAccountGrant = {
   clientId: 'mdb_sa_id_beta01',
   clientSecret: 'mdb_sa_sk_beta-secret-77e2',
@@ -33,19 +35,20 @@ afterAll(async () => {
 });
 
 describe('one credential per organization', () => {
-  it('mirrors two organizations and all their projects, each with its own credential, and leaks no secret', async () => {
+  it('mirrors three organizations and all their projects, each with its own key pair or service account, and leaks no secret', async () => {
     const fixture: SyncFixture = await startSyncFixture(
       {
         seed: 161,
-        orgs: [ORG_A, ORG_B],
+        orgs: [ORG_A, ORG_B, ORG_C],
         projects: [
           { id: '6a0000000000000000000161', orgId: ORG_A, name: 'A one' },
           { id: '6a0000000000000000000162', orgId: ORG_A, name: 'A two' },
           { id: '6a0000000000000000000163', orgId: ORG_B, name: 'B one' },
+          { id: '6a0000000000000000000164', orgId: ORG_C, name: 'C one' },
         ],
         eventsPerScope: 600,
         days: 2,
-        keys: [ACME],
+        keys: [ACME, CORP],
         serviceAccounts: [BETA],
       },
       { EVENTS_START_DATE: daysAgo(3).toISOString() },
@@ -54,16 +57,20 @@ describe('one credential per organization', () => {
     const secretDir = mkdtempSync(path.join(tmpdir(), 'em-secret-'));
     const secretFile = path.join(secretDir, 'beta-secret');
     writeFileSync(secretFile, `${BETA.clientSecret}\n`);
+    const corpKeyFile = path.join(secretDir, 'corp-private-key');
+    writeFileSync(corpKeyFile, CORP.privateKey);
     const env = {
       ...fixture.envWith({
         api: { itemsPerPage: 100 },
         credentials: {
           acme: { publicKey: ACME.publicKey, privateKeyEnv: 'ACME_PRIVATE_KEY' },
           beta: { type: 'serviceAccount', clientIdEnv: 'BETA_CLIENT_ID', clientSecretFile: secretFile },
+          corp: { publicKeyEnv: 'CORP_PUBLIC_KEY', privateKeyFile: corpKeyFile },
         },
         scopes: [
           { scope: `org:${ORG_A}`, credential: 'acme', discoverProjects: true },
           { scope: `org:${ORG_B}`, credential: 'beta', discoverProjects: true },
+          { scope: `org:${ORG_C}`, credential: 'corp', discoverProjects: true },
         ],
       }),
       EVENTS_SCOPES: undefined,
@@ -71,6 +78,7 @@ describe('one credential per organization', () => {
       EVENTS_API_PRIVATE_KEY: undefined,
       ACME_PRIVATE_KEY: ACME.privateKey,
       BETA_CLIENT_ID: BETA.clientId,
+      CORP_PUBLIC_KEY: CORP.publicKey,
       LOG_LEVEL: 'debug',
     };
     const result = await runCli(['sync', '--once'], env);
@@ -88,7 +96,7 @@ describe('one credential per organization', () => {
         select row_to_json(s)::text as r from events_mirror.sync_runs s
         union all select row_to_json(t)::text from events_mirror.sync_state t
         union all select row_to_json(k)::text from events_mirror.scopes k) all_rows`.execute(warehouse.db);
-    for (const secret of [ACME.privateKey, BETA.clientSecret, ...tokens.all]) {
+    for (const secret of [ACME.privateKey, CORP.privateKey, BETA.clientSecret, ...tokens.all]) {
       expect(result.stdout + result.stderr, 'output').not.toContain(secret);
       expect(rows[0]?.text, 'warehouse').not.toContain(secret);
     }

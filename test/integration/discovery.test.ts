@@ -100,19 +100,35 @@ describe('discovering the projects of an organization', () => {
   it('scheduler and worker: a project created mid-run is polled within a discovery interval; a removed one stops being polled and keeps its rows', async () => {
     const first = '6a0000000000000000000151';
     const created = '6a0000000000000000000152';
+    const locked = '6a0000000000000000000153';
+    // The key reads the organization and two projects (one not created yet), not the locked one.
+    const key: ApiKeyGrant = {
+      publicKey: 'schedkey',
+      privateKey: 'sched-key-secret',
+      roles: [
+        { orgId: '5f0000000000000000000151', roleName: 'ORG_MEMBER' },
+        { groupId: first, roleName: 'GROUP_READ_ONLY' },
+        { groupId: created, roleName: 'GROUP_READ_ONLY' },
+      ],
+    };
     const fixture = await startSyncFixture(
       {
         seed: 151,
         orgs: ['5f0000000000000000000151'],
-        projects: [{ id: first, orgId: '5f0000000000000000000151', name: 'First' }],
+        projects: [
+          { id: first, orgId: '5f0000000000000000000151', name: 'First' },
+          { id: locked, orgId: '5f0000000000000000000151', name: 'Locked' },
+        ],
         eventsPerScope: 200,
         days: 1,
+        keys: [key],
       },
       { EVENTS_START_DATE: daysAgo(2).toISOString() },
     );
     fixtures.push(fixture);
     const org = '5f0000000000000000000151';
     const prefix = `em-test-${randomUUID()}`;
+    const metricsPort = await freePort();
     const DISCOVERY_SECONDS = 3;
     const POLL_SECONDS = 2;
     const env = {
@@ -122,7 +138,7 @@ describe('discovering the projects of an organization', () => {
       EVENTS_DISCOVERY_INTERVAL_SECONDS: String(DISCOVERY_SECONDS),
       EVENTS_POLL_INTERVAL_SECONDS: String(POLL_SECONDS),
       REDIS_PREFIX: prefix,
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(metricsPort),
     };
     const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
     const processes: CliProcess[] = [];
@@ -135,6 +151,14 @@ describe('discovering the projects of an organization', () => {
       await waitUp('the organization and its first project polled', async () => {
         const runs = await pollRunsSince(warehouse.db, started);
         return (runs.get(`org:${org}`) ?? 0) >= 1 && (runs.get(`group:${first}`) ?? 0) >= 1;
+      });
+
+      // The project the key cannot read fails alone, permanently, and the worker's metrics say so.
+      await waitUp('the locked project reported as a permanent failure in /metrics', async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return new RegExp(`events_mirror_scope_failures_total\\{[^}]*scope="group:${locked}"[^}]*kind="permanent"[^}]*\\} [1-9]`).test(
+          text,
+        );
       });
 
       fixture.emulator.addProject(created, { orgId: org, name: 'Created Mid-Run' });
