@@ -10,6 +10,8 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiKeyGrant } from '../../src/emulator/server.js';
 import { createSyncQueue } from '../../src/queue/scheduler.js';
+import { silentLogger } from '../../src/logger.js';
+import { discoverScopes } from '../../src/sync/discovery.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { listKnownScopes } from '../../src/warehouse/scopes.repository.js';
 import { runCli } from '../helpers/cli.js';
@@ -215,4 +217,30 @@ describe('discovering the projects of an organization', () => {
       await obliterateSyncQueue(REDIS_URL, prefix);
     }
   }, 180_000);
+
+  it('a listing that fails removes nothing: the projects found before are kept until a listing succeeds', async () => {
+    const org = '5f0000000000000000000171';
+    const projects = ['6a0000000000000000000171', '6a0000000000000000000172'];
+    const fixture = await startSyncFixture({ seed: 171, orgs: [org], groups: projects, eventsPerScope: 20, days: 1 });
+    fixtures.push(fixture);
+    const runtime = await fixture.runtime({ api: { maxAttempts: 1 }, scopes: [{ scope: `org:${org}`, discoverProjects: true }] });
+    const configured = fixture.config({ scopes: [{ scope: `org:${org}`, discoverProjects: true }] }).scopes;
+    const deps = { clients: runtime.clients, db: runtime.warehouse.db, logger: silentLogger(), now: () => new Date() };
+    const expected = [`org:${org}`, ...projects.map((id) => `group:${id}`)];
+
+    const listed = await discoverScopes(deps, configured);
+    expect(listed.scopes.map((s) => s.scope.key)).toEqual(expected);
+
+    fixture.emulator.setFaults({ rate5xx: 1 });
+    const failed = await discoverScopes(deps, configured);
+    expect(failed.orgs[0]).toMatchObject({ outcome: 'failed', projects: 2 });
+    expect(failed.scopes.map((s) => s.scope.key)).toEqual(expected);
+    expect((await listKnownScopes(runtime.warehouse.db)).filter((k) => k.removedAt !== null)).toEqual([]);
+
+    fixture.emulator.setFaults({ rate5xx: 0 });
+    fixture.emulator.removeProject(projects[1]!);
+    const after = await discoverScopes(deps, configured);
+    expect(after.orgs[0]).toMatchObject({ outcome: 'listed', removed: [`group:${projects[1]}`] });
+    expect(after.scopes.map((s) => s.scope.key)).toEqual(expected.slice(0, 2));
+  });
 });
