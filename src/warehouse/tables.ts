@@ -188,6 +188,77 @@ export interface AlertsView {
   shard_name: string | null;
 }
 
+/** Which event types open, acknowledge or close an alert; users add rows for types not listed. */
+export interface AlertEventTypesTable {
+  event_type_name: string;
+  role: 'open' | 'acknowledge' | 'unacknowledge' | 'close' | 'update';
+}
+
+/** Which event types are security changes, and of what kind; users add rows for types not listed. */
+export interface SecurityEventCategoriesTable {
+  event_type_name: string;
+  category: string;
+  action: string | null;
+}
+
+export interface AlertEpisodesView {
+  alert_id: string;
+  scope: string;
+  opened_at: Date;
+  opened_by: string | null;
+  acknowledged_at: Date | null;
+  closed_at: Date | null;
+  is_open: boolean;
+  duration: unknown;
+  duration_seconds: number | null;
+  metric_name: string | null;
+  peak_value: number | null;
+  last_value: number | null;
+  units: string | null;
+  cluster_name: string | null;
+  hostname: string | null;
+  replica_set_name: string | null;
+  alert_config_id: string | null;
+  events: number;
+}
+
+export interface SecurityAuditView {
+  event_id: string;
+  scope: string;
+  org_id: string | null;
+  group_id: string | null;
+  created: Date;
+  event_type_name: string;
+  category: string;
+  action: string | null;
+  actor: string | null;
+  target: string | null;
+  remote_address: string | null;
+}
+
+export interface DataAccessView {
+  event_id: string;
+  scope: string;
+  group_id: string | null;
+  created: Date;
+  event_type_name: string;
+  database: string | null;
+  collection: string | null;
+  op_type: string | null;
+  actor: string | null;
+  remote_address: string | null;
+}
+
+export interface EventCatalogView {
+  event_type_name: string;
+  first_seen: Date;
+  last_seen: Date;
+  first_ingested_at: Date;
+  /** bigint: a string from pg. */
+  events: string | number;
+  fields: string[];
+}
+
 export interface ActorActivityView {
   event_id: string;
   scope: string;
@@ -235,4 +306,10 @@ export interface Database {
   alerts: AlertsView;
   actor_activity: ActorActivityView;
   sync_lag: SyncLagView;
+  alert_event_types: AlertEventTypesTable;
+  security_event_categories: SecurityEventCategoriesTable;
+  alert_episodes: AlertEpisodesView;
+  security_audit: SecurityAuditView;
+  data_access: DataAccessView;
+  event_catalog: EventCatalogView;
 }

@@ -12,8 +12,28 @@ import { dataExplorer, toValid } from '../fixtures/events.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, openTestWarehouse, type TestDatabase, type TestWarehouse } from '../helpers/database.js';
 
-const TABLES = ['events', 'rejected_events', 'sync_state', 'sync_runs', 'reconcile_runs', 'event_scopes', 'scopes'];
-const VIEWS = ['events_per_day', 'automation_config_changes', 'alerts', 'actor_activity', 'sync_lag'];
+const TABLES = [
+  'events',
+  'rejected_events',
+  'sync_state',
+  'sync_runs',
+  'reconcile_runs',
+  'event_scopes',
+  'scopes',
+  'alert_event_types',
+  'security_event_categories',
+];
+const VIEWS = [
+  'events_per_day',
+  'automation_config_changes',
+  'alerts',
+  'actor_activity',
+  'sync_lag',
+  'alert_episodes',
+  'security_audit',
+  'data_access',
+  'event_catalog',
+];
 
 async function relationsIn(warehouse: Warehouse, schema: string): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
