@@ -4,6 +4,7 @@
  * for. Org and project feeds are disjoint: org events carry orgId, project events groupId.
  */
 import type { ApiEvent } from '../events/types.js';
+import { SLOTS as ALERT_SLOTS } from './alert-lifecycles.js';
 import type { ScopeKind } from '../scope.js';
 import { EVENT_TYPES, pickWeighted, weightedTypesFor, type WeightedTypes } from './event-types.js';
 import { ScopeEventStore } from './event-store.js';
@@ -126,9 +127,19 @@ export class Dataset {
     let tag = hex8(hash32(this.options.seed, hashString(key), 0x7a6));
     while (this.usedTags.has(tag)) tag = hex8(hash32(Number.parseInt(tag, 16), 1));
     this.usedTags.add(tag);
-    const world = buildWorld(this.options.seed, kind, id, orgId, tag);
+    const world = buildWorld(this.options.seed, kind, id, orgId, tag, this.alertEpisodeSeconds());
     const weighted = weightedTypesFor(kind);
     this.byKey.set(key, { world, weighted, store: this.generate(world, weighted) });
+  }
+
+  /**
+   * About a hundred mean gaps between events: an episode then draws a few openings and, two times
+   * in three, a close, whatever the dataset's density.
+   */
+  private alertEpisodeSeconds(): number {
+    const { eventsPerScope, days } = this.options;
+    const meanGap = Math.max(1, days * 86_400) / Math.max(1, eventsPerScope);
+    return ALERT_SLOTS * Math.min(7 * 17_280, Math.max(120, Math.round((100 * meanGap) / ALERT_SLOTS)));
   }
 
   get baseUrl(): string {

@@ -22,6 +22,7 @@ export type EventFamily =
   | 'payment'
   | 'maintenance'
   | 'employeeAccess'
+  | 'login'
   | 'generic';
 
 export interface EventTypeSpec {
@@ -82,6 +83,9 @@ export const EVENT_TYPES: readonly EventTypeSpec[] = [
   { name: 'CHARGE_FAILED', family: 'payment', weight: 1, kinds: O },
   { name: 'PAYMENT_FORGIVEN', family: 'payment', weight: 1, kinds: O },
   { name: 'ORG_EMPLOYEE_ACCESS_GRANTED', family: 'employeeAccess', weight: 1, kinds: O },
+  { name: 'SUCCESSFUL_LOGIN_AUDIT', family: 'login', weight: 4, kinds: O },
+  { name: 'UNSUCCESSFUL_LOGIN_AUDIT', family: 'login', weight: 1, kinds: O },
+  { name: 'USER_ROLES_CHANGED_AUDIT', family: 'member', weight: 1, kinds: G },
 ];
 
 /** Cumulative weights of the types one scope kind generates, for weighted picks by index. */

@@ -5,9 +5,10 @@
  */
 import type { ApiEvent, Diff } from '../events/types.js';
 import { formatApiDate } from '../time.js';
+import { alertEpisodeOf, type AlertEpisode, type AlertFamily, type AlertPhase } from './alert-lifecycles.js';
 import { familyOf } from './event-types.js';
 import { Rng, hash32, hex8 } from './random.js';
-import type { ScopeWorld } from './scope-world.js';
+import type { ScopeWorld, WorldCluster, WorldHost, WorldUser } from './scope-world.js';
 
 export const WELL_FORMED = 0;
 export const MALFORMED_NO_ID = 1;
@@ -30,23 +31,9 @@ export function selfHref(baseUrl: string, world: ScopeWorld, id: string): string
   return `${baseUrl}/${world.kind === 'group' ? 'groups' : 'orgs'}/${world.scopeId}/events/${id}`;
 }
 
-const METRICS: ReadonlyArray<readonly [string, string, number]> = [
-  ['CONNECTIONS', 'RAW', 5000],
-  ['OPCOUNTER_QUERY', 'RAW', 20000],
-  ['ASSERT_REGULAR', 'RAW', 50],
-  ['QUERY_TARGETING_SCANNED_OBJECTS_PER_RETURNED', 'RAW', 10000],
-  ['CACHE_DIRTY_BYTES', 'BYTES', 5e9],
-  ['MEMORY_RESIDENT', 'MEGABYTES', 64000],
-  ['DB_STORAGE_TOTAL', 'GIGABYTES', 4000],
-  ['OP_EXECUTION_TIME_READS', 'MILLISECONDS', 900],
-  ['OPLOG_REPLICATION_LAG_TIME', 'SECONDS', 600],
-  ['OPLOG_MASTER_TIME_ESTIMATED_TTL', 'HOURS', 72],
-  ['NETWORK_BYTES_IN', 'KILOBYTES', 80000],
-  ['DISK_PARTITION_IOPS_TOTAL', 'RAW', 3000],
-  ['BACKUP_OPLOG_WINDOW', 'DAYS', 7],
-  ['NETWORK_THROUGHPUT', 'MEGABITS', 900],
-  ['LOGICAL_SIZE', 'TERABYTES', 3],
-];
+// Metric alerts are the most common, so most acknowledgements are theirs.
+const ACKNOWLEDGED_FAMILIES: readonly AlertFamily[] = ['metric', 'metric', 'metric', 'host', 'replica'];
+const DATA_EXPLORER_SESSION_SECONDS = 1800;
 const DE_OPS = ['find', 'aggregate', 'listCollections', 'listDatabases', 'createIndexes', 'dropIndex', 'countDocuments'];
 const CRUD_OPS = ['insertDocument', 'updateDocument', 'deleteDocument', 'replaceDocument'];
 const DATABASES = ['sales', 'inventory', 'users', 'analytics', 'logs'];
@@ -69,16 +56,20 @@ const RAW_CLASS: Record<string, string> = {
   payment: 'BILLING_EVENT',
   maintenance: 'NDS_MAINTENANCE_WINDOW_AUDIT',
   employeeAccess: 'ORG_AUDIT',
+  login: 'USER_AUDIT',
   generic: 'AUDIT',
 };
 
-function setActor(event: ApiEvent, world: ScopeWorld, rng: Rng, usersOnly = false): void {
-  if (usersOnly || rng.chance(0.75)) {
-    const user = rng.pick(world.users);
-    event.userId = user.userId;
-    event.username = user.username;
-    event.remoteAddress = user.remoteAddress;
-    event.isGlobalAdmin = rng.chance(0.02);
+function setUser(event: ApiEvent, user: WorldUser, isGlobalAdmin: boolean): void {
+  event.userId = user.userId;
+  event.username = user.username;
+  event.remoteAddress = user.remoteAddress;
+  event.isGlobalAdmin = isGlobalAdmin;
+}
+
+function setActor(event: ApiEvent, world: ScopeWorld, rng: Rng): void {
+  if (rng.chance(0.75)) {
+    setUser(event, rng.pick(world.users), rng.chance(0.02));
   } else {
     const key = rng.pick(world.apiKeys);
     event.apiKeyId = key.apiKeyId;
@@ -87,9 +78,7 @@ function setActor(event: ApiEvent, world: ScopeWorld, rng: Rng, usersOnly = fals
   }
 }
 
-function setHost(event: ApiEvent, world: ScopeWorld, rng: Rng): void {
-  const cluster = rng.pick(world.clusters);
-  const host = rng.pick(cluster.hosts);
+function setHost(event: ApiEvent, cluster: WorldCluster, host: WorldHost): void {
   event.clusterId = cluster.clusterId;
   event.clusterName = cluster.clusterName;
   event.hostId = host.hostId;
@@ -97,6 +86,13 @@ function setHost(event: ApiEvent, world: ScopeWorld, rng: Rng): void {
   event.port = host.port;
   event.replicaSetName = host.replicaSetName;
   if (host.shardName) event.shardName = host.shardName;
+}
+
+function setAlert(event: ApiEvent, world: ScopeWorld, family: AlertFamily, phase: AlertPhase, created: number, rng: Rng): AlertEpisode {
+  const alert = alertEpisodeOf(world, family, phase, created, rng.next());
+  event.alertId = alert.alertId;
+  event.alertConfigId = alert.alertConfigId;
+  return alert;
 }
 
 function diffs(rng: Rng, created: number): Diff[] {
@@ -150,47 +146,50 @@ function setFamilyFields(event: ApiEvent, world: ScopeWorld, rng: Rng, typeName:
   if (world.clusters.length === 0 && NEEDS_CLUSTER.has(family)) family = 'generic';
   switch (family) {
     case 'metricAlert': {
-      setHost(event, world, rng);
-      const [metricName, units, scale] = rng.pick(METRICS);
-      event.alertId = rng.objectId(created);
-      event.alertConfigId = rng.objectId(created - rng.int(86_400, 9e6));
+      const alert = setAlert(event, world, 'metric', typeName === 'INSIDE_METRIC_THRESHOLD' ? 'close' : 'open', created, rng);
+      setHost(event, alert.cluster, alert.host);
+      const [metricName, units, scale] = alert.metric;
+      const value =
+        typeName === 'INSIDE_METRIC_THRESHOLD' ? rng.next() * alert.threshold : alert.threshold + rng.next() * (scale - alert.threshold);
       event.metricName = metricName;
-      event.currentValue = { number: Math.round(rng.next() * scale * 100) / 100, units };
+      event.currentValue = { number: Math.round(value * 100) / 100, units };
       return;
     }
-    case 'hostAlert':
-      setHost(event, world, rng);
-      event.alertId = rng.objectId(created);
-      event.alertConfigId = rng.objectId(created - rng.int(86_400, 9e6));
+    case 'hostAlert': {
+      const alert = setAlert(event, world, 'host', typeName === 'HOST_RECOVERED' ? 'close' : 'open', created, rng);
+      setHost(event, alert.cluster, alert.host);
       return;
+    }
     case 'replicaAlert': {
-      const cluster = rng.pick(world.clusters);
-      const host = rng.pick(cluster.hosts);
-      event.alertId = rng.objectId(created);
-      event.alertConfigId = rng.objectId(created - rng.int(86_400, 9e6));
-      event.clusterId = cluster.clusterId;
-      event.clusterName = cluster.clusterName;
-      event.replicaSetName = host.replicaSetName;
+      const alert = setAlert(event, world, 'replica', typeName === 'PRIMARY_ELECTED' ? 'close' : 'open', created, rng);
+      event.clusterId = alert.cluster.clusterId;
+      event.clusterName = alert.cluster.clusterName;
+      event.replicaSetName = alert.host.replicaSetName;
       if (typeName === 'PRIMARY_ELECTED') {
-        event.hostname = host.hostname;
-        event.port = host.port;
+        event.hostname = alert.host.hostname;
+        event.port = alert.host.port;
       }
       return;
     }
-    case 'alertAudit':
+    case 'alertAudit': {
       setActor(event, world, rng);
-      event.alertId = rng.objectId(created - rng.int(60, 86_400));
-      event.alertConfigId = rng.objectId(created - rng.int(86_400, 9e6));
+      setAlert(event, world, rng.pick(ACKNOWLEDGED_FAMILIES), 'acknowledge', created, rng);
       return;
+    }
     case 'alertConfigAudit':
       setActor(event, world, rng);
       event.alertConfigId = rng.objectId(created - rng.int(0, 9e6));
       return;
     case 'dataExplorer': {
-      setActor(event, world, rng, true);
+      // A session: one user in one collection for half an hour, straying elsewhere now and then.
+      const session = new Rng(hash32(world.seed, 0xde5, Math.floor(created / DATA_EXPLORER_SESSION_SECONDS)));
+      setUser(event, session.pick(world.users), false);
+      const [database, collection] = rng.chance(0.85)
+        ? [session.pick(DATABASES), session.pick(COLLECTIONS)]
+        : [rng.pick(DATABASES), rng.pick(COLLECTIONS)];
       const op = typeName === 'DATA_EXPLORER_CRUD' ? rng.pick(CRUD_OPS) : rng.pick(DE_OPS);
-      if (op !== 'listDatabases') event.database = rng.pick(DATABASES);
-      if (op !== 'listDatabases' && op !== 'listCollections') event.collection = rng.pick(COLLECTIONS);
+      if (op !== 'listDatabases') event.database = database;
+      if (op !== 'listDatabases' && op !== 'listCollections') event.collection = collection;
       event.opType = op;
       return;
     }
@@ -242,12 +241,15 @@ function setFamilyFields(event: ApiEvent, world: ScopeWorld, rng: Rng, typeName:
       if (world.kind === 'group' && rng.chance(0.5)) event.clusterName = rng.pick(world.clusters).clusterName;
       if (rng.chance(0.1)) event.resourceType = 'maintenanceWindow';
       return;
-    case 'employeeAccess': {
+    case 'employeeAccess':
+      setUser(event, rng.pick(world.users), true);
+      return;
+    case 'login': {
       const user = rng.pick(world.users);
-      event.userId = user.userId;
-      event.username = user.username;
-      event.remoteAddress = user.remoteAddress;
-      event.isGlobalAdmin = true;
+      setUser(event, user, false);
+      // Failed logins come as often from an address the user never used.
+      if (typeName === 'UNSUCCESSFUL_LOGIN_AUDIT' && rng.chance(0.5))
+        event.remoteAddress = `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
       return;
     }
     case 'generic':

@@ -43,6 +43,8 @@ export interface ScopeWorld {
   readonly apiKeys: WorldApiKey[];
   readonly teamIds: string[];
   readonly clusters: WorldCluster[];
+  /** How long one alert episode of one alert source lasts (see alert-lifecycles.ts). */
+  readonly alertEpisodeSeconds: number;
 }
 
 const FIRST = ['ana', 'bruno', 'chen', 'dara', 'eve', 'farid', 'greta', 'hiro', 'ines', 'jonas', 'kemi', 'lena'];
@@ -60,7 +62,14 @@ function publicKeyText(rng: Rng): string {
   return out;
 }
 
-export function buildWorld(datasetSeed: number, kind: ScopeKind, scopeId: string, orgId: string, tag: string): ScopeWorld {
+export function buildWorld(
+  datasetSeed: number,
+  kind: ScopeKind,
+  scopeId: string,
+  orgId: string,
+  tag: string,
+  alertEpisodeSeconds: number,
+): ScopeWorld {
   const key = `${kind}:${scopeId}`;
   const seed = hash32(datasetSeed, hashString(key));
   const rng = new Rng(seed);
@@ -100,5 +109,5 @@ export function buildWorld(datasetSeed: number, kind: ScopeKind, scopeId: string
     }
   }
   const name = kind === 'group' ? rng.pick(PROJECT_NAMES) : `Org ${scopeId.slice(0, 6)}`;
-  return { kind, scopeId, orgId, key, tag, seed, name, users, apiKeys, teamIds, clusters };
+  return { kind, scopeId, orgId, key, tag, seed, name, users, apiKeys, teamIds, clusters, alertEpisodeSeconds };
 }
