@@ -5,6 +5,7 @@
  */
 import { createEventsClient, type EventsClient } from '../api/client.js';
 import { ApiClients } from '../api/clients.js';
+import { buildTlsOptions } from '../api/http-agent.js';
 import type { ApiMetrics } from '../api/metrics.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Config } from '../config.js';
@@ -67,6 +68,9 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
 }
 
 export async function openSyncRuntime(config: Config, logger: Logger, options: SyncRuntimeOptions = {}): Promise<SyncRuntime> {
+  // Clients are made on first use; a CA file no client could use is the whole process's
+  // configuration error, so it fails here, at start.
+  if (config.api.caFile !== undefined) buildTlsOptions({ caFile: config.api.caFile });
   const clients = new ApiClients((credential) =>
     createEventsClient(
       config,
