@@ -48,6 +48,8 @@ export interface AddEventsOptions {
   createdMs?: number;
   eventTypeName?: string;
   malformed?: 'no-id' | 'bad-created';
+  /** Fields added to each event as generated: a type that changes shape, as the service's do. */
+  fields?: Readonly<Record<string, unknown>>;
 }
 
 interface ScopeData {
@@ -73,6 +75,8 @@ export class Dataset {
   private readonly groupOrg = new Map<string, string>();
   private readonly projectNames = new Map<string, string>();
   private readonly usedTags = new Set<string>();
+  /** Extra fields of events added with `fields`, by scope key and event id. */
+  private readonly extraFields = new Map<string, Map<string, Readonly<Record<string, unknown>>>>();
   private readonly liveRng: Rng;
   private retentionSeconds: number | undefined;
   private base: string;
@@ -133,13 +137,13 @@ export class Dataset {
   }
 
   /**
-   * About a hundred mean gaps between events: an episode then draws a few openings and, two times
-   * in three, a close, whatever the dataset's density.
+   * About two hundred mean gaps between events: an episode then draws a few openings and, most of
+   * the time, a close, whatever the dataset's density.
    */
   private alertEpisodeSeconds(): number {
     const { eventsPerScope, days } = this.options;
     const meanGap = Math.max(1, days * 86_400) / Math.max(1, eventsPerScope);
-    return ALERT_SLOTS * Math.min(7 * 17_280, Math.max(120, Math.round((100 * meanGap) / ALERT_SLOTS)));
+    return ALERT_SLOTS * Math.min(7 * 17_280, Math.max(120, Math.round((200 * meanGap) / ALERT_SLOTS)));
   }
 
   get baseUrl(): string {
@@ -224,7 +228,13 @@ export class Dataset {
     const added: ApiEvent[] = [];
     for (let i = 0; i < count; i += 1) {
       const name = options.eventTypeName ?? pickWeighted(data.weighted, this.liveRng.next());
-      added.push(this.materialize(scopeKey, data.store.add(createdSec, this.typeIdFor(name), flag), false));
+      const record = data.store.add(createdSec, this.typeIdFor(name), flag);
+      if (options.fields) {
+        const extras = this.extraFields.get(scopeKey) ?? new Map<string, Readonly<Record<string, unknown>>>();
+        this.extraFields.set(scopeKey, extras);
+        extras.set(eventIdOf(data.world, record.created, record.counter), options.fields);
+      }
+      added.push(this.materialize(scopeKey, record, false));
     }
     return added;
   }
@@ -253,7 +263,10 @@ export class Dataset {
 
   private materialize(scopeKey: string, record: EventRecord, includeRaw: boolean): ApiEvent {
     const name = this.typeNames[record.type] as string;
-    return materializeEvent(this.data(scopeKey).world, record, name, this.base, includeRaw);
+    const { world } = this.data(scopeKey);
+    const event = materializeEvent(world, record, name, this.base, includeRaw);
+    const extras = this.extraFields.get(scopeKey)?.get(eventIdOf(world, record.created, record.counter));
+    return extras ? { ...event, ...extras } : event;
   }
 
   private data(scopeKey: string): ScopeData {

@@ -23,7 +23,7 @@ export interface SyncMetrics {
   recordReconcile(result: ReconcileScopeResult, now: Date): void;
 }
 
-type Counted = Pick<SyncTotals, 'inserted' | 'changed' | 'rejected'>;
+type Counted = Pick<SyncTotals, 'inserted' | 'changed' | 'rejected' | 'newEventTypes' | 'newFields'>;
 
 export function createSyncMetrics(registry: Registry): SyncMetrics {
   const registers = [registry];
@@ -58,6 +58,14 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
     labelNames: ['scope_kind', 'kind'],
     registers,
   });
+  const schemaChanges = new Counter({
+    name: 'events_mirror_schema_changes_total',
+    help: 'Event types, and fields of known event types, seen for the first time by the warehouse',
+    labelNames: ['kind'],
+    registers,
+  });
+  // Present at zero from the start, so `increase()` sees the first change.
+  for (const kind of ['event_type', 'field']) schemaChanges.inc({ kind }, 0);
   const lag = new Gauge({
     name: 'events_mirror_scope_lag_seconds',
     help: 'Seconds between now and the scope checkpoint, as of its last poll',
@@ -117,13 +125,16 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
 
   return {
     onPage(scope, _page, totals) {
-      const before = lastSeen.get(totals) ?? { inserted: 0, changed: 0, rejected: 0 };
+      const before = lastSeen.get(totals) ?? { inserted: 0, changed: 0, rejected: 0, newEventTypes: 0, newFields: 0 };
       const kind = scope.scope.kind;
       pages.inc({ scope_kind: kind });
       events.inc({ scope_kind: kind, kind: 'new' }, totals.inserted - before.inserted);
       events.inc({ scope_kind: kind, kind: 'changed' }, totals.changed - before.changed);
       events.inc({ scope_kind: kind, kind: 'rejected' }, totals.rejected - before.rejected);
-      lastSeen.set(totals, { inserted: totals.inserted, changed: totals.changed, rejected: totals.rejected });
+      schemaChanges.inc({ kind: 'event_type' }, totals.newEventTypes - before.newEventTypes);
+      schemaChanges.inc({ kind: 'field' }, totals.newFields - before.newFields);
+      const { inserted, changed, rejected, newEventTypes, newFields } = totals;
+      lastSeen.set(totals, { inserted, changed, rejected, newEventTypes, newFields });
     },
     recordJob(job, outcome, durationSeconds, scope) {
       jobs.inc({ job, outcome });

@@ -13,12 +13,14 @@ import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
+import { recordSchema } from '../warehouse/event-schema.repository.js';
 import { isRowRefusal, upsertEvents, upsertEventsOneByOne } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
 import { formatWindow, isTooDeep, splitWindow, type TimeWindow } from './planner.js';
+import { logSchemaChanges, seenSchemaOf } from './schema-watch.js';
 import { addTotals, emptyTotals, formatCompletion, type SyncTotals } from './totals.js';
 
 export interface SyncSettings {
@@ -139,6 +141,7 @@ async function landPage(
   const key = scope.scope.key;
   // One statement for the page; only when the warehouse refuses a value does the page land again
   // event by event, the refused ones set aside with the reason (one event never stops a scope).
+  const seen = seenSchemaOf(ctx.warehouse);
   const write = (oneByOne: boolean) =>
     ctx.warehouse.db.transaction().execute(async (trx) => {
       const written = oneByOne
@@ -147,10 +150,13 @@ async function landPage(
             counts: page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 },
             refused: [],
           };
+      const refused = new Set(written.refused.map((r) => r.payload));
+      const sightings = seen.unseen(refused.size > 0 ? page.events.filter((e) => !refused.has(e.payload)) : page.events);
+      const schema = await recordSchema(trx, key, sightings, ctx.now());
       const rejected = [...page.rejected, ...written.refused];
       if (rejected.length > 0) await recordRejected(trx, key, rejected, new Date(), window);
       if (checkpoint) await advanceWatermark(trx, key, checkpoint);
-      return { counts: written.counts, rejected };
+      return { counts: written.counts, rejected, sightings, schema };
     });
   let written: Awaited<ReturnType<typeof write>>;
   try {
@@ -159,7 +165,9 @@ async function landPage(
     if (!isRowRefusal(error)) throw error;
     written = await write(true);
   }
-  const { counts, rejected } = written;
+  const { counts, rejected, schema } = written;
+  seen.remember(written.sightings);
+  logSchemaChanges(ctx.logger, key, schema);
   totals.pages += 1;
   totals.requests += page.requests;
   totals.bytes += page.bytes;
@@ -167,6 +175,8 @@ async function landPage(
   totals.inserted += counts.inserted;
   totals.changed += counts.changed;
   totals.rejected += rejected.length;
+  totals.newEventTypes += schema.eventTypes.length;
+  totals.newFields += schema.fields.length;
   if (rejected.length > 0) {
     const reasons = [...new Set(rejected.map((r) => r.reason))];
     ctx.logger.warn(

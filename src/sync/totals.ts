@@ -10,10 +10,24 @@ export interface SyncTotals {
   inserted: number;
   changed: number;
   rejected: number;
+  /** Event types, and fields of known types, no earlier page had brought to the warehouse. */
+  newEventTypes: number;
+  newFields: number;
 }
 
 export function emptyTotals(): SyncTotals {
-  return { windows: 0, pages: 0, requests: 0, bytes: 0, eventsSeen: 0, inserted: 0, changed: 0, rejected: 0 };
+  return {
+    windows: 0,
+    pages: 0,
+    requests: 0,
+    bytes: 0,
+    eventsSeen: 0,
+    inserted: 0,
+    changed: 0,
+    rejected: 0,
+    newEventTypes: 0,
+    newFields: 0,
+  };
 }
 
 export function addTotals(into: SyncTotals, from: SyncTotals): SyncTotals {

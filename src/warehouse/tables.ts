@@ -259,6 +259,23 @@ export interface EventCatalogView {
   fields: string[];
 }
 
+/** The first sighting of each event type (see event-schema.repository.ts). */
+export interface EventTypesSeenTable {
+  event_type_name: string;
+  first_seen_at: Timestamp;
+  first_event_id: string;
+  scope: string;
+}
+
+/** The first sighting of each top-level field of each event type. */
+export interface EventFieldsSeenTable {
+  event_type_name: string;
+  field: string;
+  first_seen_at: Timestamp;
+  first_event_id: string;
+  scope: string;
+}
+
 export interface ActorActivityView {
   event_id: string;
   scope: string;
@@ -312,4 +329,6 @@ export interface Database {
   security_audit: SecurityAuditView;
   data_access: DataAccessView;
   event_catalog: EventCatalogView;
+  event_types_seen: EventTypesSeenTable;
+  event_fields_seen: EventFieldsSeenTable;
 }

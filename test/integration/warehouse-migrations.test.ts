@@ -22,6 +22,8 @@ const TABLES = [
   'scopes',
   'alert_event_types',
   'security_event_categories',
+  'event_types_seen',
+  'event_fields_seen',
 ];
 const VIEWS = [
   'events_per_day',

@@ -1,0 +1,32 @@
+/** Reports event types and fields never seen before, as each page that brings them lands. */
+import type { Logger } from '../logger.js';
+import type { Warehouse } from '../warehouse/database.js';
+import { SeenSchema, type SchemaChanges } from '../warehouse/event-schema.repository.js';
+
+const seenByWarehouse = new WeakMap<Warehouse, SeenSchema>();
+
+/** What this process knows to be recorded in `warehouse` already. */
+export function seenSchemaOf(warehouse: Warehouse): SeenSchema {
+  let seen = seenByWarehouse.get(warehouse);
+  if (!seen) seenByWarehouse.set(warehouse, (seen = new SeenSchema()));
+  return seen;
+}
+
+const SHOWN = 10;
+
+function listed(names: readonly string[]): string {
+  return names.length > SHOWN ? `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more` : names.join(', ');
+}
+
+/** One warning per page that changed the schema: new types, and new fields of known types. */
+export function logSchemaChanges(logger: Logger, scopeKey: string, changes: SchemaChanges): void {
+  const parts = [
+    ...(changes.eventTypes.length > 0 ? [`${changes.eventTypes.length} new event type(s): ${listed(changes.eventTypes)}`] : []),
+    ...(changes.fields.length > 0 ? [`${changes.fields.length} new field(s): ${listed(changes.fields)}`] : []),
+  ];
+  if (parts.length === 0) return;
+  logger.warn(
+    { scope: scopeKey, newEventTypes: changes.eventTypes, newFields: changes.fields },
+    `${scopeKey}: schema change, ${parts.join('; ')} (kept as received; see the event_catalog view)`,
+  );
+}

@@ -1,0 +1,141 @@
+/**
+ * New event types and new fields, reported the way loaders report schema changes: the first
+ * event to bring a type or a top-level field records it, and that insert is the news.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ValidEvent } from '../events/types.js';
+import { MISSING_EVENT_TYPE } from './event-row.js';
+import type { Database } from './tables.js';
+
+export interface SchemaChanges {
+  readonly eventTypes: string[];
+  /** `TYPE.field` */
+  readonly fields: string[];
+}
+
+export interface SchemaChange {
+  readonly kind: 'event_type' | 'field';
+  readonly eventTypeName: string;
+  readonly field: string | null;
+  readonly firstSeenAt: Date;
+  readonly scope: string;
+  readonly firstEventId: string;
+}
+
+interface FirstSighting {
+  readonly eventTypeName: string;
+  readonly field: string;
+  readonly eventId: string;
+}
+
+/**
+ * Remembers, per warehouse, what is already recorded, so a page of known types and fields (nearly
+ * every page) costs no statement. Entries are added only once their transaction has committed.
+ */
+export class SeenSchema {
+  readonly #known = new Set<string>();
+
+  /** The (type, field) pairs of `events` this process has not yet seen recorded, with their first event. */
+  unseen(events: readonly ValidEvent[]): FirstSighting[] {
+    const found = new Map<string, FirstSighting>();
+    for (const event of events) {
+      const type = typeof event.payload.eventTypeName === 'string' ? event.payload.eventTypeName : MISSING_EVENT_TYPE;
+      for (const field of Object.keys(event.payload)) {
+        const key = `${type}\u0000${field}`;
+        if (!this.#known.has(key) && !found.has(key)) found.set(key, { eventTypeName: type, field, eventId: event.id });
+      }
+    }
+    return [...found.values()];
+  }
+
+  remember(sightings: readonly FirstSighting[]): void {
+    for (const s of sightings) this.#known.add(`${s.eventTypeName}\u0000${s.field}`);
+  }
+}
+
+/**
+ * Records `sightings` in the transaction of the page that brought them and returns what no earlier
+ * page had: two workers meeting the same new type report it once, as ON CONFLICT lets one insert win.
+ * The fields a new type arrives with are part of its news; a field of a type an earlier page
+ * recorded is a change of its own (on a first load, too: it is new to the warehouse).
+ */
+export async function recordSchema(
+  db: Kysely<Database>,
+  scopeKey: string,
+  sightings: readonly FirstSighting[],
+  now: Date,
+): Promise<SchemaChanges> {
+  if (sightings.length === 0) return { eventTypes: [], fields: [] };
+  const firstOfType = new Map<string, FirstSighting>();
+  for (const s of sightings) if (!firstOfType.has(s.eventTypeName)) firstOfType.set(s.eventTypeName, s);
+  const types = await db
+    .insertInto('event_types_seen')
+    .values(
+      [...firstOfType.values()].map((s) => ({
+        event_type_name: s.eventTypeName,
+        first_seen_at: now,
+        first_event_id: s.eventId,
+        scope: scopeKey,
+      })),
+    )
+    .onConflict((oc) => oc.column('event_type_name').doNothing())
+    .returning('event_type_name')
+    .execute();
+  const fields = await db
+    .insertInto('event_fields_seen')
+    .values(
+      sightings.map((s) => ({
+        event_type_name: s.eventTypeName,
+        field: s.field,
+        first_seen_at: now,
+        first_event_id: s.eventId,
+        scope: scopeKey,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['event_type_name', 'field']).doNothing())
+    .returning(['event_type_name', 'field'])
+    .execute();
+  const newTypes = new Set(types.map((t) => t.event_type_name));
+  return {
+    eventTypes: [...newTypes],
+    fields: fields.filter((f) => !newTypes.has(f.event_type_name)).map((f) => `${f.event_type_name}.${f.field}`),
+  };
+}
+
+/** Types and fields first seen since `since`, newest first. */
+export async function schemaChangesSince(
+  db: Kysely<Database>,
+  since: Date,
+  limit: number,
+): Promise<{ total: { eventTypes: number; fields: number }; latest: SchemaChange[] }> {
+  const types = db
+    .selectFrom('event_types_seen')
+    .select([
+      sql.lit('event_type').as('kind'),
+      'event_type_name',
+      sql<string | null>`null`.as('field'),
+      'first_seen_at',
+      'scope',
+      'first_event_id',
+    ])
+    .where('first_seen_at', '>=', since);
+  // As recordSchema reports them: the fields a type arrived with are not changes of their own.
+  const fields = db
+    .selectFrom('event_fields_seen as f')
+    .innerJoin('event_types_seen as t', 't.event_type_name', 'f.event_type_name')
+    .select([sql.lit('field').as('kind'), 'f.event_type_name', 'f.field', 'f.first_seen_at', 'f.scope', 'f.first_event_id'])
+    .where('f.first_seen_at', '>=', since)
+    .whereRef('f.first_seen_at', '>', 't.first_seen_at');
+  const rows = await types.unionAll(fields).orderBy('first_seen_at', 'desc').orderBy('event_type_name').execute();
+  return {
+    total: { eventTypes: rows.filter((r) => r.kind === 'event_type').length, fields: rows.filter((r) => r.kind === 'field').length },
+    latest: rows.slice(0, limit).map((r) => ({
+      kind: r.kind as SchemaChange['kind'],
+      eventTypeName: r.event_type_name,
+      field: r.field,
+      firstSeenAt: new Date(r.first_seen_at),
+      scope: r.scope,
+      firstEventId: r.first_event_id,
+    })),
+  };
+}

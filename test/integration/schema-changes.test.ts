@@ -1,0 +1,99 @@
+/**
+ * Event types and fields never seen before are reported the way loaders report schema changes:
+ * a warning when the page lands, `status` lists them, and the worker's metric counts them.
+ */
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeSettings } from '../../src/config.js';
+import { createSyncMetrics } from '../../src/queue/metrics.js';
+import { parseScope } from '../../src/scope.js';
+import { syncScope } from '../../src/sync/sync-scope.js';
+import { runCli } from '../helpers/cli.js';
+import { startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+
+const ORG = '5f00000000000000000000c1';
+const GROUP = '60000000000000000000c0d1';
+const SCOPE = `group:${GROUP}`;
+
+function changeCounts(status: string): { eventTypes: number; fields: number } {
+  const match = /schema changes in the last 7 days: (\d+) new event types?, (\d+) new fields?/.exec(status);
+  if (!match) throw new Error(`no schema change line in:\n${status}`);
+  return { eventTypes: Number(match[1]), fields: Number(match[2]) };
+}
+
+describe('schema changes', () => {
+  let fixture: SyncFixture;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    fixture = await startSyncFixture({ seed: 31, orgs: [ORG], groups: [GROUP], eventsPerScope: 400, days: 2 }, { EVENTS_SCOPES: SCOPE });
+    env = { ...fixture.envWith({}), LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  const sync = async () => {
+    const result = await runCli(['sync', '--once'], env);
+    expect(result.code, result.stderr).toBe(0);
+    return `${result.stdout}\n${result.stderr}`;
+  };
+  const status = async () => {
+    const result = await runCli(['status'], env);
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+
+  it('a first sync reports every type it brings; a sync with nothing new reports none', async () => {
+    const types = new Set(fixture.emulator.dataset.allEvents(SCOPE).map((e) => e.eventTypeName));
+    const first = await sync();
+    expect(first).toContain('schema change');
+    expect(await status()).toContain(`schema changes in the last 7 days: ${types.size} new event types`);
+
+    fixture.emulator.dataset.addEvents(SCOPE, 3, { createdMs: Date.now() - 60_000, eventTypeName: 'CLUSTER_READY' });
+    const quiet = await sync();
+    expect(quiet).toMatch(/3 events \(3 new/);
+    expect(quiet).not.toContain('schema change');
+  });
+
+  it('a new type and a new field of a known type: a warning naming them, status lists them, the metric counts them', async () => {
+    const before = changeCounts(await status());
+    const now = Date.now() - 30_000;
+    fixture.emulator.dataset.addEvents(SCOPE, 2, { createdMs: now, eventTypeName: 'STREAM_PROCESSOR_STARTED' });
+    const [widened] = fixture.emulator.dataset.addEvents(SCOPE, 1, {
+      createdMs: now,
+      eventTypeName: 'CLUSTER_READY',
+      fields: { diskSizeGB: 80 },
+    });
+
+    const registry = new Registry();
+    const metrics = createSyncMetrics(registry);
+    const runtime = await fixture.runtime({}, { onPage: metrics.onPage });
+    const config = fixture.config();
+    const result = await syncScope(runtime.ctx, scopeSettings(config, parseScope(SCOPE)), { mode: 'sync' });
+    expect(result.status).toBe('succeeded');
+    expect(result.totals).toMatchObject({ newEventTypes: 1, newFields: 1 });
+    const text = await registry.metrics();
+    expect(text).toContain('events_mirror_schema_changes_total{kind="event_type"} 1');
+    expect(text).toContain('events_mirror_schema_changes_total{kind="field"} 1');
+
+    const shown = await status();
+    expect(changeCounts(shown)).toEqual({ eventTypes: before.eventTypes + 1, fields: before.fields + 1 });
+    expect(shown).toMatch(/new field\s+│?\s*CLUSTER_READY\.diskSizeGB\s.*group:60000000000000000000c0d1\s.*/);
+    expect(shown).toContain(widened!.id);
+    expect(shown).toMatch(/new event type\s+│?\s*STREAM_PROCESSOR_STARTED\s/);
+  });
+
+  it('the CLI warning names the new type, and the field a later event of it brings', async () => {
+    fixture.emulator.dataset.addEvents(SCOPE, 1, { createdMs: Date.now() - 20_000, eventTypeName: 'SEARCH_INDEX_CREATED' });
+    const typed = await sync();
+    expect(typed).toContain(`${SCOPE}: schema change, 1 new event type(s): SEARCH_INDEX_CREATED`);
+    fixture.emulator.dataset.addEvents(SCOPE, 1, {
+      createdMs: Date.now() - 10_000,
+      eventTypeName: 'SEARCH_INDEX_CREATED',
+      fields: { indexName: 'default' },
+    });
+    const widened = await sync();
+    expect(widened).toContain(`${SCOPE}: schema change, 1 new field(s): SEARCH_INDEX_CREATED.indexName`);
+    expect(widened).not.toContain('new event type(s)');
+  });
+});
