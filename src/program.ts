@@ -7,6 +7,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReconcileCommand } from './commands/reconcile.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerReconcileCommand(program);
   registerCheckpointCommand(program);
   registerStatusCommand(program);
+  registerReportCommand(program);
   registerDemoCommand(program);
   registerSchedulerCommand(program);
   registerWorkerCommand(program);

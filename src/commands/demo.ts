@@ -1,4 +1,5 @@
-/** `events-mirror demo`: emulator + embedded warehouse + one sync, then a short report. */
+/** `events-mirror demo`: emulator + embedded warehouse + one sync, then a short report and the HTML report. */
+import path from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { runDemo } from '../demo/run-demo.js';
@@ -7,6 +8,7 @@ import { createLogger } from '../logger.js';
 import { loadConfig } from '../config.js';
 import { EXIT_FAILURE, EXIT_OK, action } from './context.js';
 import { positiveInt } from './options.js';
+import { writeHtmlReport } from './report.js';
 
 interface DemoFlags {
   eventsPerScope: number;
@@ -57,6 +59,8 @@ export function registerDemoCommand(program: Command): void {
         try {
           process.stdout.write(`Synced ${demo.results.length} scopes in ${demo.seconds.toFixed(1)} s into ${demo.warehouseDir}\n\n`);
           process.stdout.write(await renderDemoReport(demo.warehouse.db, new Date()));
+          const report = await writeHtmlReport(demo.warehouse, path.join(config.database.dataDir, 'demo-report.html'), flags.days + 1, []);
+          process.stdout.write(`\nThe report with charts (alert episodes, security changes, top actors, sync lag): ${report}\n`);
           const failed = demo.results.filter((r) => r.status === 'failed');
           for (const result of failed) process.stdout.write(`\n${result.scope} failed: ${String(result.error)}\n`);
           process.stdout.write(NEXT_STEPS);

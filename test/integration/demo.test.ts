@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +39,12 @@ describe('events-mirror demo', () => {
     for (const scope of scopes) expect(result.stdout).toContain(scope);
     expect(result.stdout).toContain('AUTOMATION_CONFIG_PUBLISHED_AUDIT');
     expect(existsSync(path.join(dataDir, 'demo'))).toBe(true);
+    // The HTML report (html-report.test.ts opens one in a browser), its path printed.
+    const report = path.join(dataDir, 'demo-report.html');
+    expect(result.stdout).toContain(`The report with charts (alert episodes, security changes, top actors, sync lag): ${report}\n`);
+    const html = readFileSync(report, 'utf8');
+    for (const chart of ['events-per-day', 'alert-episodes', 'top-actors', 'security-changes', 'sync-lag']) {
+      expect(html).toMatch(new RegExp(`<figure class="chart" data-chart="${chart}"><svg `));
+    }
   });
 });

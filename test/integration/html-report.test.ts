@@ -1,0 +1,142 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * `report --html` from a warehouse mirrored over real HTTP, opened in a real headless browser
+ * (Debian's chromium) with the network off: no console error, every chart drawn with marks in it,
+ * the tables behind them; `--scope` keeps to its scopes; bad arguments print usage.
+ * UPDATE_REPORT_SCREENSHOT=1 rewrites the README's screenshot (docs/report.png) from this report.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js';
+import { startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+
+const ORG = '5f00000000000000000000e1';
+const GROUPS = ['60000000000000000000e0d1', '60000000000000000000e0d2'];
+const CHARTS = ['events-per-day', 'alert-episodes', 'top-actors', 'security-changes', 'sync-lag'];
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
+
+interface Opened {
+  errors: string[];
+  requests: string[];
+  charts: Record<string, { marks: number; width: number; height: number }>;
+  tables: number;
+  text: string;
+}
+
+describe('report --html', () => {
+  let fixture: SyncFixture;
+  let env: Record<string, string>;
+  let browser: Browser;
+  const dir = mkdtempSync(path.join(tmpdir(), 'events-mirror-report-'));
+
+  beforeAll(async () => {
+    if (!CHROMIUM)
+      throw new Error("chromium not found in /usr/bin: install Debian's chromium (apt-get install -y chromium; .ci/run does it)");
+    fixture = await startSyncFixture({ seed: 5, orgs: [ORG], groups: GROUPS, eventsPerScope: 4000, days: 14 });
+    env = fixture.envWith({ sync: { initialDays: 15 } });
+    const synced = await runCli(['sync', '--once'], env);
+    expect(synced.code, synced.stderr).toBe(0);
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.close();
+  });
+
+  async function open(file: string, screenshot?: string): Promise<Opened> {
+    const page = await browser.newPage();
+    try {
+      await page.setViewport({ width: 1100, height: 900 });
+      const errors: string[] = [];
+      const requests: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(String(error)));
+      page.on('request', (request) => {
+        if (request.url() !== pathToFileURL(file).href) requests.push(request.url());
+      });
+      await page.setOfflineMode(true);
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      const found = await page.evaluate((ids: string[]) => {
+        const charts: Record<string, { marks: number; width: number; height: number }> = {};
+        for (const id of ids) {
+          const svg = document.querySelector(`figure[data-chart="${id}"] svg`);
+          if (!svg) continue;
+          const box = svg.getBoundingClientRect();
+          // Vega draws each mark as a path, line or text inside a role-mark group; axes and legends are not marks.
+          const marks = [...svg.querySelectorAll('g.role-mark')]
+            .filter((g) => !g.closest('.role-axis, .role-legend, .role-title'))
+            .reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
+          charts[id] = { marks, width: box.width, height: box.height };
+        }
+        return { charts, tables: document.querySelectorAll('table tbody tr').length, text: document.body.innerText };
+      }, CHARTS);
+      if (screenshot) await page.screenshot({ path: screenshot as `${string}.png`, fullPage: true });
+      return { errors, requests, ...found };
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('draws every chart with marks, shows the tables, and needs no network', async () => {
+    const file = path.join(dir, 'report.html');
+    const result = await runCli(['report', '--days', '15', '--html', file], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`report written to ${file}\n`);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/<script|<link|src="http|href="http/);
+
+    const screenshot =
+      process.env.UPDATE_REPORT_SCREENSHOT === '1' ? path.join(PROJECT_ROOT, 'docs', 'report.png') : path.join(dir, 'report.png');
+    const opened = await open(file, screenshot);
+    expect(opened.errors).toEqual([]);
+    expect(opened.requests).toEqual([]);
+    for (const id of CHARTS) {
+      expect(opened.charts[id], `chart ${id}`).toBeDefined();
+      expect(opened.charts[id]!.marks, `marks in ${id}`).toBeGreaterThan(0);
+      expect(opened.charts[id]!.width, `width of ${id}`).toBeGreaterThan(200);
+    }
+    // One bar per alert episode the table counts, and the lag chart one per scope.
+    const [, shown, opened_] = /(\d+) alerts shown of (\d+) opened in the period/.exec(opened.text) ?? [];
+    const episodes = Number(shown);
+    expect(episodes).toBe(Math.min(300, Number(opened_)));
+    expect(episodes).toBeGreaterThan(20);
+    expect(opened.charts['alert-episodes']!.marks).toBe(episodes);
+    expect(opened.charts['sync-lag']!.marks).toBe(1 + GROUPS.length);
+    expect(opened.tables).toBeGreaterThan(50);
+    for (const scope of [`org:${ORG}`, ...GROUPS.map((g) => `group:${g}`)]) expect(opened.text).toContain(scope);
+    expect(opened.text).toMatch(/UNSUCCESSFUL_LOGIN_AUDIT|SUCCESSFUL_LOGIN_AUDIT/);
+  });
+
+  it('--scope keeps the report to its scopes', async () => {
+    const file = path.join(dir, 'one-project.html');
+    const result = await runCli(['report', '--scope', `group:${GROUPS[0]}`, '--html', file], env);
+    expect(result.code, result.stderr).toBe(0);
+    const opened = await open(file);
+    expect(opened.errors).toEqual([]);
+    expect(opened.text).toContain(`scopes group:${GROUPS[0]}`);
+    expect(opened.text).not.toContain(`group:${GROUPS[1]}`);
+    expect(opened.text).not.toContain(`org:${ORG}`);
+    expect(opened.charts['sync-lag']!.marks).toBe(1);
+    // A project has no security changes of the organization's kinds (logins), only its own.
+    expect(opened.text).not.toContain('SUCCESSFUL_LOGIN_AUDIT');
+  });
+
+  it('bad arguments print usage and exit 2; an unwritable file names the path and the fix', async () => {
+    const missing = await runCli(['report'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--html <file>' not specified");
+    const days = await runCli(['report', '--days', '0', '--html', path.join(dir, 'x.html')], env);
+    expect(days.code).toBe(2);
+    expect(days.stderr).toContain("option '--days <n>' argument '0' is invalid");
+    const unwritable = await runCli(['report', '--html', '/nonexistent/dir/report.html'], env);
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toMatch(/report file \/nonexistent\/dir\/report\.html cannot be written \(ENOENT.*\): give --html a path/);
+  });
+});
