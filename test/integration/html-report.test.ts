@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWarehouse } from '../../src/warehouse/database.js';
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js';
 import { startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
@@ -112,6 +113,36 @@ describe('report --html', () => {
     expect(opened.tables).toBeGreaterThan(50);
     for (const scope of [`org:${ORG}`, ...GROUPS.map((g) => `group:${g}`)]) expect(opened.text).toContain(scope);
     expect(opened.text).toMatch(/UNSUCCESSFUL_LOGIN_AUDIT|SUCCESSFUL_LOGIN_AUDIT/);
+  });
+
+  it('the mirrored emulator pairs into coherent alert episodes, security changes and data access', async () => {
+    const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
+    try {
+      const episodes = await warehouse.db.selectFrom('alert_episodes').selectAll().execute();
+      expect(episodes.length).toBeGreaterThan(50);
+      for (const e of episodes) {
+        if (e.closed_at) expect(new Date(e.closed_at).getTime()).toBeGreaterThanOrEqual(new Date(e.opened_at).getTime());
+        if (e.acknowledged_at) expect(new Date(e.acknowledged_at).getTime()).toBeGreaterThanOrEqual(new Date(e.opened_at).getTime());
+      }
+      expect(episodes.filter((e) => e.is_open).length).toBeGreaterThan(0);
+      expect(episodes.filter((e) => !e.is_open && e.duration_seconds! > 0).length).toBeGreaterThan(episodes.length / 2);
+      expect(episodes.filter((e) => e.acknowledged_at).length).toBeGreaterThan(0);
+      const categories = await warehouse.db.selectFrom('security_audit').select('category').distinct().execute();
+      expect(categories.map((c) => c.category).sort()).toEqual([
+        'access_list',
+        'api_key',
+        'login',
+        'membership',
+        'role',
+        'support_access',
+        'team',
+      ]);
+      const access = await warehouse.db.selectFrom('data_access').select(['database', 'actor']).execute();
+      expect(access.length).toBeGreaterThan(100);
+      expect(access.every((a) => a.actor !== null)).toBe(true);
+    } finally {
+      await warehouse.close();
+    }
   });
 
   it('--scope keeps the report to its scopes', async () => {
