@@ -33,23 +33,36 @@ interface FirstSighting {
  * every page) costs no statement. Entries are added only once their transaction has committed.
  */
 export class SeenSchema {
-  readonly #known = new Set<string>();
+  /** Fields known per type: checking a field costs one Set lookup, no string built (this runs for every event). */
+  readonly #known = new Map<string, Set<string>>();
 
   /** The (type, field) pairs of `events` this process has not yet seen recorded, with their first event. */
   unseen(events: readonly ValidEvent[]): FirstSighting[] {
-    const found = new Map<string, FirstSighting>();
+    const found: FirstSighting[] = [];
+    let pending: Map<string, Set<string>> | undefined;
     for (const event of events) {
-      const type = typeof event.payload.eventTypeName === 'string' ? event.payload.eventTypeName : MISSING_EVENT_TYPE;
-      for (const field of Object.keys(event.payload)) {
-        const key = `${type}\u0000${field}`;
-        if (!this.#known.has(key) && !found.has(key)) found.set(key, { eventTypeName: type, field, eventId: event.id });
+      const payload = event.payload;
+      const type = typeof payload.eventTypeName === 'string' ? payload.eventTypeName : MISSING_EVENT_TYPE;
+      const known = this.#known.get(type);
+      for (const field in payload) {
+        if (known?.has(field)) continue;
+        pending ??= new Map();
+        const already = pending.get(type) ?? new Set<string>();
+        if (already.has(field)) continue;
+        already.add(field);
+        pending.set(type, already);
+        found.push({ eventTypeName: type, field, eventId: event.id });
       }
     }
-    return [...found.values()];
+    return found;
   }
 
   remember(sightings: readonly FirstSighting[]): void {
-    for (const s of sightings) this.#known.add(`${s.eventTypeName}\u0000${s.field}`);
+    for (const s of sightings) {
+      const known = this.#known.get(s.eventTypeName) ?? new Set<string>();
+      known.add(s.field);
+      this.#known.set(s.eventTypeName, known);
+    }
   }
 }
 
