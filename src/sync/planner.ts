@@ -77,14 +77,41 @@ export function splitRange(fromMs: number, toMs: number, windowSeconds: number):
  * less, which cannot be split further (it is paged in full).
  */
 export function splitWindow(window: TimeWindow): [TimeWindow, TimeWindow] | undefined {
+  return splitWindowInto(window, 2) as [TimeWindow, TimeWindow] | undefined;
+}
+
+/**
+ * Cuts a window into `parts` of equal length on whole seconds, oldest first, each sharing its
+ * boundary second with the next (as halves do). Fewer parts when the window has fewer seconds;
+ * undefined for a window of one second or less.
+ */
+export function splitWindowInto(window: TimeWindow, parts: number): TimeWindow[] | undefined {
   const min = window.minDate.getTime();
   const max = window.maxDate.getTime();
   if (max - min <= SECOND) return undefined;
-  const mid = floorToSecond(min + (max - min) / 2);
-  return [
-    { minDate: window.minDate, maxDate: new Date(mid) },
-    { minDate: new Date(mid), maxDate: window.maxDate },
-  ];
+  const count = Math.max(2, Math.min(parts, Math.floor((max - min) / SECOND)));
+  const bounds = [min];
+  for (let i = 1; i < count; i += 1) bounds.push(floorToSecond(min + ((max - min) * i) / count));
+  bounds.push(max);
+  const windows: TimeWindow[] = [];
+  for (let i = 0; i < count; i += 1) {
+    if (bounds[i + 1]! > bounds[i]!) windows.push({ minDate: new Date(bounds[i]!), maxDate: new Date(bounds[i + 1]!) });
+  }
+  return windows;
+}
+
+// Events are not spread evenly over time: parts sized for 1.5 times the count leave room for a
+// busier stretch without another split (and another first page read twice).
+const SPLIT_HEADROOM = 1.5;
+
+/**
+ * How to split a window whose first page reports `totalCount`: into as many parts as that count
+ * needs at the allowed depth, at once, rather than halving level after level (each level reads its
+ * windows' first pages again). Undefined when the window is not too deep or cannot be split.
+ */
+export function splitForDepth(window: TimeWindow, totalCount: number, itemsPerPage: number, maxPages: number): TimeWindow[] | undefined {
+  if (!isTooDeep(totalCount, itemsPerPage, maxPages)) return undefined;
+  return splitWindowInto(window, Math.ceil((SPLIT_HEADROOM * totalCount) / (itemsPerPage * maxPages)));
 }
 
 /**

@@ -4,7 +4,8 @@
  * Each page is upserted in its own transaction with its rejected events; on the window's last page
  * the checkpoint moves in that same transaction (DESIGN rule 3), so a crash at any point re-reads
  * and never skips. A window whose first page reports more events than the allowed depth is split
- * in half by time (rule 5) and its halves read oldest first, so the checkpoint only moves forward.
+ * by time (rule 5; into as many parts as its totalCount needs) and its parts read oldest first, so
+ * the checkpoint only moves forward.
  */
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';
@@ -19,7 +20,7 @@ import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
-import { formatWindow, isTooDeep, splitWindow, type TimeWindow } from './planner.js';
+import { formatWindow, isTooDeep, splitForDepth, type TimeWindow } from './planner.js';
 import { logSchemaChanges, seenSchemaOf } from './schema-watch.js';
 import { addTotals, emptyTotals, formatCompletion, type SyncTotals } from './totals.js';
 
@@ -92,23 +93,23 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   for (let result = await next; !result.done; result = await next) {
     const page = result.value;
     const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
-    const halves = tooDeep ? splitWindow(window) : undefined;
-    if (tooDeep && !halves) {
+    const parts = tooDeep ? splitForDepth(window, page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow) : undefined;
+    if (tooDeep && !parts) {
       log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
     }
     first = false;
-    const isLast = !halves && isLastPage(page, ctx.settings.itemsPerPage);
+    const isLast = !parts && isLastPage(page, ctx.settings.itemsPerPage);
     // The next page is fetched while this one lands, so HTTP and parsing overlap the database's
     // work; pages still land one at a time and in order.
-    next = isLast || halves ? NO_MORE_PAGES : fetchAhead(pages);
+    next = isLast || parts ? NO_MORE_PAGES : fetchAhead(pages);
     // The first page of a window about to be split still lands: its events are valid, only the
-    // checkpoint waits for the halves.
+    // checkpoint waits for the parts.
     await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
     checkpointed ||= isLast;
-    if (halves) {
-      log.debug({ totalCount: page.totalCount }, 'window too deep to page: splitting it in half');
+    if (parts) {
+      log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
       await pages.return?.();
-      for (const half of halves) addTotals(totals, await readWindow(ctx, scope, half, options));
+      for (const part of parts) addTotals(totals, await readWindow(ctx, scope, part, options));
       return totals;
     }
   }

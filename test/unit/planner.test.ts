@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatWindow, isTooDeep, planBackfill, planSync, splitRange, splitWindow, splitWindowDisjoint } from '../../src/sync/planner.js';
+import {
+  formatWindow,
+  isTooDeep,
+  planBackfill,
+  planSync,
+  splitForDepth,
+  splitRange,
+  splitWindow,
+  splitWindowDisjoint,
+} from '../../src/sync/planner.js';
 
 const NOW = new Date('2026-11-22T12:00:30.750Z');
 const base = { initialDays: 30, lookbackSeconds: 900, settleSeconds: 5, windowSeconds: 86_400, now: NOW };
@@ -67,6 +76,32 @@ describe('splitWindow', () => {
   it('stops at one second', () => {
     expect(splitWindow({ minDate: new Date(0), maxDate: new Date(1000) })).toBeUndefined();
     expect(splitWindow({ minDate: new Date(0), maxDate: new Date(2000) })).toHaveLength(2);
+  });
+});
+
+describe('splitForDepth', () => {
+  const day = { minDate: new Date('2026-11-01T00:00:00Z'), maxDate: new Date('2026-11-02T00:00:00Z') };
+
+  it('leaves a window the allowed depth can page', () => {
+    expect(splitForDepth(day, 10_000, 500, 20)).toBeUndefined();
+  });
+
+  it('cuts a deep window at once into the parts its count needs, with headroom, covering it end to end', () => {
+    // 100,000 events at 10,000 a window: 10 parts, 15 with the 1.5x headroom.
+    const parts = splitForDepth(day, 100_000, 500, 20)!;
+    expect(parts).toHaveLength(15);
+    expect(parts[0]!.minDate).toEqual(day.minDate);
+    expect(parts.at(-1)!.maxDate).toEqual(day.maxDate);
+    for (let i = 1; i < parts.length; i += 1) {
+      expect(parts[i]!.minDate).toEqual(parts[i - 1]!.maxDate);
+      expect(parts[i]!.minDate.getTime() % 1000).toBe(0);
+    }
+  });
+
+  it('a barely deep window still splits in two; never below one second', () => {
+    expect(splitForDepth(day, 10_001, 500, 20)).toHaveLength(2);
+    expect(splitForDepth({ minDate: new Date(0), maxDate: new Date(3000) }, 1e6, 500, 20)).toHaveLength(3);
+    expect(splitForDepth({ minDate: new Date(0), maxDate: new Date(1000) }, 1e6, 500, 20)).toBeUndefined();
   });
 });
 
