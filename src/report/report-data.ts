@@ -1,6 +1,6 @@
 /** What the HTML report shows, read from the warehouse's tables and report views for a period and scopes. */
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Database } from '../warehouse/database.js';
+import type { AlertEpisodesView, Database, SecurityAuditView, SyncLagView } from '../warehouse/database.js';
 
 export interface ReportFilter {
   readonly since: Date;
@@ -13,41 +13,27 @@ export interface ReportData {
   readonly filter: ReportFilter;
   readonly totals: { readonly events: number; readonly scopes: number; readonly types: number; readonly alertEpisodes: number };
   readonly eventsPerDay: ReadonlyArray<{ day: string; event_type_name: string; events: number }>;
-  readonly alertEpisodes: ReadonlyArray<{
-    alert_id: string;
-    scope: string;
-    opened_at: Date;
-    acknowledged_at: Date | null;
-    closed_at: Date | null;
-    is_open: boolean;
-    duration_seconds: number | null;
-    opened_by: string | null;
-    metric_name: string | null;
-    source: string;
-    peak_value: number | null;
-    units: string | null;
-  }>;
+  readonly alertEpisodes: ReadonlyArray<
+    Pick<
+      AlertEpisodesView,
+      | 'alert_id'
+      | 'scope'
+      | 'opened_at'
+      | 'acknowledged_at'
+      | 'closed_at'
+      | 'is_open'
+      | 'duration_seconds'
+      | 'opened_by'
+      | 'metric_name'
+      | 'peak_value'
+      | 'units'
+    > & { source: string }
+  >;
   readonly topActors: ReadonlyArray<{ actor: string; actor_kind: string; events: number }>;
   readonly securityPerDay: ReadonlyArray<{ day: string; category: string; events: number }>;
-  readonly securityLatest: ReadonlyArray<{
-    created: Date;
-    scope: string;
-    event_type_name: string;
-    category: string;
-    action: string | null;
-    actor: string | null;
-    target: string | null;
-    remote_address: string | null;
-  }>;
+  readonly securityLatest: ReadonlyArray<Omit<SecurityAuditView, 'event_id' | 'org_id' | 'group_id'>>;
   readonly dataAccess: ReadonlyArray<{ place: string; actions: number; actors: number; last_at: Date }>;
-  readonly syncLag: ReadonlyArray<{
-    scope: string;
-    watermark: Date | null;
-    lag_seconds: number | null;
-    last_success_at: Date | null;
-    consecutive_failures: number;
-    last_error: string | null;
-  }>;
+  readonly syncLag: ReadonlyArray<Omit<SyncLagView, 'lag' | 'last_attempt_at'>>;
 }
 
 /** Limits keep the file small whatever the warehouse holds; the views have the rest. */

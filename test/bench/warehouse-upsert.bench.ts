@@ -12,12 +12,12 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { parseScope } from '../../src/scope.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
-import { EVENT_ROW_COLUMNS, toEventRow, type EventRow } from '../../src/warehouse/event-row.js';
+import { toEventRow } from '../../src/warehouse/event-row.js';
 import { upsertEvents } from '../../src/warehouse/events.repository.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
-import { toStorableJson } from '../../src/warehouse/storable-json.js';
 import { syntheticEvents } from '../fixtures/events.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { COPY_COLUMNS, copyText } from './copy-rows.js';
 
 const PAGE = 500;
 const PAGES = 20;
@@ -28,16 +28,6 @@ const SCHEMA = 'events_mirror';
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (value: number) => Math.round(value).toLocaleString('en-US');
 
-function copyText(rows: readonly EventRow[], stamp: string): string {
-  const escape = (text: string) => text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
-  const field = (value: unknown, type: string): string => {
-    if (value === null || value === undefined) return '\\N';
-    if (type === 'jsonb') return escape(toStorableJson(value));
-    return escape(`${value as string | number | boolean}`);
-  };
-  return rows.map((row) => [...EVENT_ROW_COLUMNS.map((c) => field(row[c.name], c.type)), stamp, stamp].join('\t')).join('\n') + '\n';
-}
-
 async function main(): Promise<void> {
   const database = await createTestDatabase();
   const warehouse = await createWarehouse({ url: database.url, schema: SCHEMA, dataDir: 'unused', poolSize: 2 });
@@ -47,7 +37,6 @@ async function main(): Promise<void> {
     await sql`create table events_copy (like events including all)`.execute(warehouse.db);
     await copyClient.connect();
     const scope = parseScope(SCOPE);
-    const copyColumns = [...EVENT_ROW_COLUMNS.map((c) => `"${c.name}"`), 'ingested_at', 'updated_at'].join(', ');
     const results = { inserted: [] as number[], present: [] as number[], copy: [] as number[], ratio: [] as number[] };
 
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -71,7 +60,7 @@ async function main(): Promise<void> {
         let started = performance.now();
         await pipeline(
           Readable.from([copyPages[n]!]),
-          copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${copyColumns}) FROM STDIN`)),
+          copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${COPY_COLUMNS}) FROM STDIN`)),
         );
         copyMs += performance.now() - started;
         started = performance.now();

@@ -19,11 +19,11 @@ import { validateEvents } from '../../src/events/validate-event.js';
 import type { ValidEvent } from '../../src/events/types.js';
 import { parseScope } from '../../src/scope.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
-import { EVENT_ROW_COLUMNS, toColumnParameters, toEventRow, type EventRow } from '../../src/warehouse/event-row.js';
+import { EVENT_ROW_COLUMNS, toColumnParameters, toEventRow } from '../../src/warehouse/event-row.js';
 import { upsertEvents } from '../../src/warehouse/events.repository.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
-import { toStorableJson } from '../../src/warehouse/storable-json.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { COPY_COLUMNS, copyText } from './copy-rows.js';
 import { cpuSecondsOf } from './bench-emulator.js';
 
 const EVENTS = Number(process.env.WRITE_PATH_EVENTS ?? 1_000_000);
@@ -34,17 +34,6 @@ const SCHEMA = 'events_mirror';
 const NOW = Date.UTC(2026, 10, 20);
 
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const COLUMNS = [...EVENT_ROW_COLUMNS.map((c) => `"${c.name}"`), 'ingested_at', 'updated_at'].join(', ');
-
-function copyText(rows: readonly EventRow[], stamp: string): string {
-  const escape = (text: string) => text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
-  const field = (value: unknown, type: string): string => {
-    if (value === null || value === undefined) return '\\N';
-    if (type === 'jsonb') return escape(toStorableJson(value));
-    return escape(`${value as string | number | boolean}`);
-  };
-  return rows.map((row) => [...EVENT_ROW_COLUMNS.map((c) => field(row[c.name], c.type)), stamp, stamp].join('\t')).join('\n') + '\n';
-}
 
 /** CPU milliseconds of this thread's synchronous work. */
 function cpuMs<T>(work: () => T): [T, number] {
@@ -88,7 +77,7 @@ async function main(): Promise<void> {
     const updates = EVENT_ROW_COLUMNS.filter((c) => c.name !== 'id')
       .map((c) => `"${c.name}" = excluded."${c.name}"`)
       .join(', ');
-    const stagedInsert = `insert into events_staged (${COLUMNS}) select ${COLUMNS} from stage
+    const stagedInsert = `insert into events_staged (${COPY_COLUMNS}) select ${COPY_COLUMNS} from stage
       on conflict (id) do update set ${updates}, updated_at = excluded.updated_at
       where events_staged.payload is distinct from excluded.payload
       returning (xmax = 0) as inserted`;
@@ -123,7 +112,7 @@ async function main(): Promise<void> {
 
       let cpu = cpuSecondsOf(copyPid);
       let started = performance.now();
-      await pipeline(Readable.from([text]), copyClient.query(copyFrom(`COPY events_copy (${COLUMNS}) FROM STDIN`)));
+      await pipeline(Readable.from([text]), copyClient.query(copyFrom(`COPY events_copy (${COPY_COLUMNS}) FROM STDIN`)));
       wall.copy += performance.now() - started;
       postgres.copy += cpuSecondsOf(copyPid) - cpu;
 
@@ -136,7 +125,7 @@ async function main(): Promise<void> {
       cpu = cpuSecondsOf(stagePid);
       started = performance.now();
       await stageClient.query('begin');
-      await pipeline(Readable.from([text]), stageClient.query(copyFrom(`COPY stage (${COLUMNS}) FROM STDIN`)));
+      await pipeline(Readable.from([text]), stageClient.query(copyFrom(`COPY stage (${COPY_COLUMNS}) FROM STDIN`)));
       await stageClient.query(stagedInsert);
       // The upsert records each event's feed in event_scopes too; so must the candidate.
       await stageClient.query(
