@@ -81,10 +81,14 @@ export async function recordSchema(
   if (sightings.length === 0) return { eventTypes: [], fields: [] };
   const firstOfType = new Map<string, FirstSighting>();
   for (const s of sightings) if (!firstOfType.has(s.eventTypeName)) firstOfType.set(s.eventTypeName, s);
-  const types = await db
+  // Every writer inserts in one order (types, then fields, each sorted): two pages bringing the
+  // same new names at once then wait for each other instead of deadlocking.
+  const types = [...firstOfType.values()].sort((a, b) => compare(a.eventTypeName, b.eventTypeName));
+  const fields = [...sightings].sort((a, b) => compare(a.eventTypeName, b.eventTypeName) || compare(a.field, b.field));
+  const newTypeRows = await db
     .insertInto('event_types_seen')
     .values(
-      [...firstOfType.values()].map((s) => ({
+      types.map((s) => ({
         event_type_name: s.eventTypeName,
         first_seen_at: now,
         first_event_id: s.eventId,
@@ -94,10 +98,10 @@ export async function recordSchema(
     .onConflict((oc) => oc.column('event_type_name').doNothing())
     .returning('event_type_name')
     .execute();
-  const fields = await db
+  const newFieldRows = await db
     .insertInto('event_fields_seen')
     .values(
-      sightings.map((s) => ({
+      fields.map((s) => ({
         event_type_name: s.eventTypeName,
         field: s.field,
         first_seen_at: now,
@@ -108,11 +112,15 @@ export async function recordSchema(
     .onConflict((oc) => oc.columns(['event_type_name', 'field']).doNothing())
     .returning(['event_type_name', 'field'])
     .execute();
-  const newTypes = new Set(types.map((t) => t.event_type_name));
+  const newTypes = new Set(newTypeRows.map((t) => t.event_type_name));
   return {
     eventTypes: [...newTypes],
-    fields: fields.filter((f) => !newTypes.has(f.event_type_name)).map((f) => `${f.event_type_name}.${f.field}`),
+    fields: newFieldRows.filter((f) => !newTypes.has(f.event_type_name)).map((f) => `${f.event_type_name}.${f.field}`),
   };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Types and fields first seen since `since`, newest first. */

@@ -6,6 +6,8 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeSettings } from '../../src/config.js';
 import { createSyncMetrics } from '../../src/queue/metrics.js';
+import { createWarehouse } from '../../src/warehouse/database.js';
+import { recordSchema } from '../../src/warehouse/event-schema.repository.js';
 import { parseScope } from '../../src/scope.js';
 import { syncScope } from '../../src/sync/sync-scope.js';
 import { runCli } from '../helpers/cli.js';
@@ -105,5 +107,22 @@ describe('schema changes', () => {
     // actor's fields may be new too: the field this event brought must be among them.
     expect(widened).toMatch(new RegExp(`${SCOPE}: schema change, \\d+ new field\\(s\\): [^(]*SEARCH_INDEX_CREATED\\.indexName`));
     expect(widened).not.toContain('new event type(s)');
+  });
+
+  it('pages of two scopes bringing the same new types at once, in any order, never deadlock and report each type once', async () => {
+    const warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused', poolSize: 4 });
+    try {
+      for (let round = 0; round < 10; round += 1) {
+        const names = Array.from({ length: 60 }, (_, i) => `RACE_${round}_${String(i).padStart(2, '0')}`);
+        const sightings = (order: string[]) =>
+          order.flatMap((name) => ['id', 'eventTypeName'].map((field) => ({ eventTypeName: name, field, eventId: `${name}-1` })));
+        const record = (scope: string, order: string[]) =>
+          warehouse.db.transaction().execute((trx) => recordSchema(trx, scope, sightings(order), new Date()));
+        const [a, b] = await Promise.all([record('group:a', names), record('group:b', [...names].reverse())]);
+        expect([...a.eventTypes, ...b.eventTypes].sort()).toEqual(names);
+      }
+    } finally {
+      await warehouse.close();
+    }
   });
 });
