@@ -8,7 +8,7 @@ import { formatApiDate } from '../time.js';
 import { alertEpisodeOf, type AlertEpisode, type AlertFamily, type AlertPhase } from './alert-lifecycles.js';
 import { familyOf } from './event-types.js';
 import { Rng, hash32, hex8 } from './random.js';
-import type { ScopeWorld, WorldCluster, WorldHost, WorldUser } from './scope-world.js';
+import { ipv4, type ScopeWorld, type WorldCluster, type WorldHost, type WorldUser } from './scope-world.js';
 
 export const WELL_FORMED = 0;
 export const MALFORMED_NO_ID = 1;
@@ -225,9 +225,7 @@ function setFamilyFields(event: ApiEvent, world: ScopeWorld, rng: Rng, typeName:
     case 'apiKeyAccessList':
       setActor(event, world, rng);
       event.targetPublicKey = rng.pick(world.apiKeys).publicKey;
-      event.accessListEntry = rng.chance(0.5)
-        ? `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.0/24`
-        : `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+      event.accessListEntry = rng.chance(0.5) ? `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.0/24` : ipv4(rng);
       return;
     case 'invoice':
       event.invoiceId = rng.objectId(created - rng.int(0, 2_600_000));
@@ -248,8 +246,7 @@ function setFamilyFields(event: ApiEvent, world: ScopeWorld, rng: Rng, typeName:
       const user = rng.pick(world.users);
       setUser(event, user, false);
       // Failed logins come as often from an address the user never used.
-      if (typeName === 'UNSUCCESSFUL_LOGIN_AUDIT' && rng.chance(0.5))
-        event.remoteAddress = `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+      if (typeName === 'UNSUCCESSFUL_LOGIN_AUDIT' && rng.chance(0.5)) event.remoteAddress = ipv4(rng);
       return;
     }
     case 'generic':

@@ -52,7 +52,7 @@ const LAST = ['silva', 'okafor', 'wang', 'murphy', 'novak', 'haddad', 'larsen', 
 const CLUSTER_NAMES = ['Cluster0', 'orders-prod', 'analytics', 'staging', 'events-archive'];
 const PROJECT_NAMES = ['Payments', 'Storefront', 'Data Platform', 'Mobile Backend', 'Internal Tools'];
 
-function ipv4(rng: Rng): string {
+export function ipv4(rng: Rng): string {
   return `${rng.int(11, 223)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
 }
 

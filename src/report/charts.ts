@@ -30,6 +30,9 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
+/** The x axis of the per-day stacked bars (events by type, security changes by category). */
+const DAY_AXIS = { field: 'day', type: 'temporal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)', axis: { format: '%b %d' } } as const;
+
 export function eventsPerDaySpec(rows: ReportData['eventsPerDay']): TopLevelSpec {
   return {
     width: WIDTH,
@@ -37,7 +40,7 @@ export function eventsPerDaySpec(rows: ReportData['eventsPerDay']): TopLevelSpec
     data: { values: rows.map((r) => ({ ...r })) },
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'day', type: 'temporal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)', axis: { format: '%b %d' } },
+      x: DAY_AXIS,
       y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'events' },
       color: { field: 'event_type_name', type: 'nominal', title: 'event type', scale: { scheme: 'tableau10' } },
       tooltip: [{ field: 'day' }, { field: 'event_type_name' }, { field: 'events', type: 'quantitative' }],
@@ -102,7 +105,7 @@ export function securitySpec(rows: ReportData['securityPerDay']): TopLevelSpec {
     data: { values: rows.map((r) => ({ ...r })) },
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'day', type: 'temporal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)', axis: { format: '%b %d' } },
+      x: DAY_AXIS,
       y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'changes' },
       color: { field: 'category', type: 'nominal', title: 'category', scale: { scheme: 'set2' } },
     },

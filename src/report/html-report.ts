@@ -10,7 +10,7 @@ import { formatDuration, type Cell } from './table.js';
 
 const count = new Intl.NumberFormat('en-US');
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 

@@ -46,12 +46,10 @@ const TOP_PLACES = 12;
 const day = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`;
 
 export async function loadReportData(db: Kysely<Database>, filter: ReportFilter): Promise<ReportData> {
-  // Every query below keeps to the period and the scopes through this.
-  const within = (timeColumn: string, scopeColumn = 'scope') => {
-    const period = sql<SqlBool>`${sql.ref(timeColumn)} >= ${filter.since} and ${sql.ref(timeColumn)} < ${filter.until}`;
-    return filter.scopes.length > 0 ? sql<SqlBool>`${period} and ${sql.ref(scopeColumn)} in (${sql.join(filter.scopes)})` : period;
-  };
+  // Every query below keeps to the scopes, and those of events to the period, through these two.
   const ofScopes = filter.scopes.length > 0 ? sql<SqlBool>`scope in (${sql.join(filter.scopes)})` : sql<SqlBool>`true`;
+  const within = (timeColumn: string) =>
+    sql<SqlBool>`${sql.ref(timeColumn)} >= ${filter.since} and ${sql.ref(timeColumn)} < ${filter.until} and ${ofScopes}`;
 
   const [totals, episodeCount, perDay, episodes, actors, securityPerDay, securityLatest, places, lag] = await Promise.all([
     db

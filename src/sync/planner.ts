@@ -73,17 +73,9 @@ export function splitRange(fromMs: number, toMs: number, windowSeconds: number):
 }
 
 /**
- * Halves a window that is too deep to page. Returns undefined for a window of one second or
- * less, which cannot be split further (it is paged in full).
- */
-export function splitWindow(window: TimeWindow): [TimeWindow, TimeWindow] | undefined {
-  return splitWindowInto(window, 2) as [TimeWindow, TimeWindow] | undefined;
-}
-
-/**
  * Cuts a window into `parts` of equal length on whole seconds, oldest first, each sharing its
- * boundary second with the next (as halves do). Fewer parts when the window has fewer seconds;
- * undefined for a window of one second or less.
+ * boundary second with the next. Fewer parts when the window has fewer seconds; undefined for a
+ * window of one second or less, which cannot be split further (it is paged in full).
  */
 export function splitWindowInto(window: TimeWindow, parts: number): TimeWindow[] | undefined {
   const min = window.minDate.getTime();

@@ -6,7 +6,7 @@ import {
   planSync,
   splitForDepth,
   splitRange,
-  splitWindow,
+  splitWindowInto,
   splitWindowDisjoint,
 } from '../../src/sync/planner.js';
 
@@ -66,16 +66,16 @@ describe('planBackfill', () => {
   });
 });
 
-describe('splitWindow', () => {
+describe('splitWindowInto', () => {
   it('halves a window at a whole second, sharing the middle', () => {
-    const [older, newer] = splitWindow({ minDate: new Date('2026-11-01T00:00:00Z'), maxDate: new Date('2026-11-01T00:00:11Z') })!;
-    expect(formatWindow(older)).toBe('2026-11-01T00:00:00Z..2026-11-01T00:00:05Z');
-    expect(formatWindow(newer)).toBe('2026-11-01T00:00:05Z..2026-11-01T00:00:11Z');
+    const [older, newer] = splitWindowInto({ minDate: new Date('2026-11-01T00:00:00Z'), maxDate: new Date('2026-11-01T00:00:11Z') }, 2)!;
+    expect(formatWindow(older!)).toBe('2026-11-01T00:00:00Z..2026-11-01T00:00:05Z');
+    expect(formatWindow(newer!)).toBe('2026-11-01T00:00:05Z..2026-11-01T00:00:11Z');
   });
 
   it('stops at one second', () => {
-    expect(splitWindow({ minDate: new Date(0), maxDate: new Date(1000) })).toBeUndefined();
-    expect(splitWindow({ minDate: new Date(0), maxDate: new Date(2000) })).toHaveLength(2);
+    expect(splitWindowInto({ minDate: new Date(0), maxDate: new Date(1000) }, 2)).toBeUndefined();
+    expect(splitWindowInto({ minDate: new Date(0), maxDate: new Date(2000) }, 2)).toHaveLength(2);
   });
 });
 
