@@ -15,7 +15,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
-import { isRowRefusal, upsertEvents, upsertEventsOneByOne } from '../warehouse/events.repository.js';
+import { isRowRefusal, upsertEvents, upsertEventsInOneStatement, upsertEventsOneByOne } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
@@ -140,17 +140,19 @@ async function landPage(
   checkpoint: Date | undefined,
 ): Promise<void> {
   const key = scope.scope.key;
-  // One statement for the page; only when the warehouse refuses a value does the page land again
-  // event by event, the refused ones set aside with the reason (one event never stops a scope).
+  // The page lands at once; only when the warehouse refuses a value does it land again event by
+  // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
-  const write = (oneByOne: boolean) =>
-    ctx.warehouse.db.transaction().execute(async (trx) => {
-      const written = oneByOne
-        ? await upsertEventsOneByOne(trx, key, page.events)
-        : {
-            counts: page.events.length > 0 ? await upsertEvents(trx, key, page.events) : { inserted: 0, changed: 0, unchanged: 0 },
-            refused: [],
-          };
+  const upserts = {
+    page: upsertEvents,
+    oneStatement: upsertEventsInOneStatement,
+  };
+  const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>
+    ctx.warehouse.transaction(async (trx) => {
+      const written =
+        how === 'oneByOne'
+          ? await upsertEventsOneByOne(trx, key, page.events)
+          : { counts: await upserts[how](trx, key, page.events), refused: [] };
       const refused = new Set(written.refused.map((r) => r.payload));
       const sightings = seen.unseen(refused.size > 0 ? page.events.filter((e) => !refused.has(e.payload)) : page.events);
       const schema = await recordSchema(trx, key, sightings, ctx.now());
@@ -161,10 +163,15 @@ async function landPage(
     });
   let written: Awaited<ReturnType<typeof write>>;
   try {
-    written = await write(false);
+    written = await write('page');
   } catch (error) {
     if (!isRowRefusal(error)) throw error;
-    written = await write(true);
+    // Another feed's page inserted one of these events while this one was being COPied in: the
+    // statement path takes such rows as they are.
+    written = await write('oneStatement').catch((again: unknown) => {
+      if (!isRowRefusal(again)) throw again;
+      return write('oneByOne');
+    });
   }
   const { counts, rejected, schema } = written;
   seen.remember(written.sightings);

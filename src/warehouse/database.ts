@@ -6,15 +6,25 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
-import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
+import {
+  DEFAULT_POSTGRES_DEADLINES,
+  QueryDeadlineError,
+  createPostgresPool,
+  isQueryReadTimeout,
+  sessionSettingsSql,
+  type PostgresDeadlines,
+} from './postgres-pool.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
@@ -24,7 +34,28 @@ export interface Warehouse {
   readonly db: Kysely<Database>;
   readonly kind: 'postgres' | 'pglite';
   readonly schema: string;
+  /**
+   * Runs `work` in one transaction. On PostgreSQL that transaction can also COPY rows in
+   * (`copyInOf(trx)`), on the connection its statements use.
+   */
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Streams rows in COPY's text format into `table` (columns in that order), inside a transaction. */
+export type CopyIn = (table: string, columns: readonly string[], text: string) => Promise<void>;
+
+const copyIns = new WeakMap<Kysely<Database>, CopyIn>();
+const warehouses = new WeakMap<Kysely<Database>, Warehouse>();
+
+/** The COPY channel of a transaction opened by `Warehouse.transaction` on PostgreSQL. */
+export function copyInOf(db: Kysely<Database>): CopyIn | undefined {
+  return copyIns.get(db);
+}
+
+/** The warehouse whose `db` this is (not a transaction of it). */
+export function warehouseOf(db: Kysely<Database>): Warehouse | undefined {
+  return warehouses.get(db);
 }
 
 export interface WarehouseOptions {
@@ -51,7 +82,7 @@ const asText = (value: string) => value;
 export async function createWarehouse(options: WarehouseOptions): Promise<Warehouse> {
   const schema = assertPlainIdentifier(options.schema);
   const setSearchPath = `SET search_path TO ${quoteIdentifier(schema)}`;
-  const { dialect, kind, where, lock } = options.url
+  const { dialect, kind, where, lock, postgres } = options.url
     ? postgresDialect(options.url, setSearchPath, options.poolSize, options.deadlines)
     : await pgliteDialect(options.dataDir, setSearchPath);
   const root = new Kysely<Database>({ dialect });
@@ -72,12 +103,80 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
   }
   options.logger?.debug({ kind, where, schema }, 'warehouse opened');
   let closed: Promise<void> | undefined;
-  return {
-    db: root.withSchema(schema),
+  const db = root.withSchema(schema);
+  const warehouse: Warehouse = {
+    db,
     kind,
     schema,
+    transaction: postgres
+      ? (work) =>
+          copyCapableTransaction(postgres.pool, postgres.sessionSetup, schema, options.deadlines ?? DEFAULT_POSTGRES_DEADLINES, work)
+      : (work) => db.transaction().execute(work),
     close: () => (closed ??= destroy()),
   };
+  warehouses.set(db, warehouse);
+  return warehouse;
+}
+
+/** One Kysely per pooled connection, for transactions that must also COPY on that connection. */
+const connectionDbs = new WeakMap<pg.PoolClient, Kysely<Database>>();
+
+async function copyCapableTransaction<T>(
+  pool: pg.Pool,
+  sessionSetup: string,
+  schema: string,
+  deadlines: PostgresDeadlines,
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    let db = connectionDbs.get(client);
+    if (!db) {
+      // Kysely releases a connection after each use; this one goes back to the pool only below.
+      const pinned = { query: client.query.bind(client), release: () => undefined } as unknown as pg.PoolClient;
+      db = new Kysely<Database>({
+        dialect: new PostgresDialect({
+          pool: { connect: async () => pinned, end: async () => undefined },
+          onCreateConnection: async (connection) => {
+            await connection.executeQuery(CompiledQuery.raw(sessionSetup));
+          },
+        }),
+      }).withSchema(schema);
+      connectionDbs.set(client, db);
+    }
+    const copyIn: CopyIn = (table, columns, text) => copyRows(client, deadlines, schema, table, columns, text);
+    return await db.transaction().execute(async (trx) => {
+      copyIns.set(trx, copyIn);
+      return work(trx);
+    });
+  } catch (error) {
+    if (error instanceof QueryDeadlineError) broken = error;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function copyRows(
+  client: pg.PoolClient,
+  deadlines: PostgresDeadlines,
+  schema: string,
+  table: string,
+  columns: readonly string[],
+  text: string,
+): Promise<void> {
+  const statement = `COPY ${quoteIdentifier(schema)}.${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
+  try {
+    await pipeline(Readable.from([text]), client.query(copyFrom(statement)));
+  } catch (error) {
+    // pg's query_timeout covers a COPY too; as for any query past it, the connection is dropped.
+    if (isQueryReadTimeout(error)) {
+      client.end().catch(() => undefined);
+      throw new QueryDeadlineError(deadlines.queryTimeoutMs, error);
+    }
+    throw error;
+  }
 }
 
 interface OpenedDialect {
@@ -85,6 +184,8 @@ interface OpenedDialect {
   readonly kind: 'postgres' | 'pglite';
   readonly where: string;
   readonly lock?: DataDirLock;
+  /** PostgreSQL only: the pool behind the dialect and each connection's session setup. */
+  readonly postgres?: { readonly pool: pg.Pool; readonly sessionSetup: string };
 }
 
 function postgresDialect(url: string, setSearchPath: string, poolSize = 10, deadlines = DEFAULT_POSTGRES_DEADLINES): OpenedDialect {
@@ -107,7 +208,7 @@ function postgresDialect(url: string, setSearchPath: string, poolSize = 10, dead
       await connection.executeQuery(CompiledQuery.raw(sessionSetup));
     },
   });
-  return { dialect, kind: 'postgres', where: describeUrl(url) };
+  return { dialect, kind: 'postgres', where: describeUrl(url), postgres: { pool, sessionSetup } };
 }
 
 async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<OpenedDialect> {

@@ -1,7 +1,13 @@
-/** Writes pages of events: one statement per page, rows changed only when the payload differs. */
+/**
+ * Writes pages of events, rows changed only when the payload differs. On PostgreSQL the events new
+ * to the warehouse (most of a backfill) are COPied in, at COPY's cost; the rest, and every page on
+ * the embedded warehouse, go through one INSERT … ON CONFLICT statement.
+ */
 import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
+import { COPY_ROW_COLUMNS, copyRowsText } from './copy-text.js';
+import { copyInOf, warehouseOf, type CopyIn } from './database.js';
 import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
 import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
@@ -26,9 +32,12 @@ const SOURCE_COLUMNS = sql.join(
   }),
 );
 
+const NOTHING: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
+
 /**
- * Upserts one page (any size; pages are up to 500) in a single INSERT … ON CONFLICT statement.
- * Pass a transaction to move the checkpoint atomically with the rows.
+ * Upserts one page (any size; pages are up to 500) atomically. Pass a transaction to move the
+ * checkpoint with the rows; one opened by `Warehouse.transaction` on PostgreSQL COPies the new
+ * events in. Given the warehouse's own `db` on PostgreSQL, the page gets such a transaction of its own.
  */
 export async function upsertEvents(
   db: Kysely<Database>,
@@ -36,9 +45,90 @@ export async function upsertEvents(
   events: readonly ValidEvent[],
   now: Date = new Date(),
 ): Promise<UpsertCounts> {
-  if (events.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+  if (events.length === 0) return NOTHING;
+  const copyIn = copyInOf(db);
+  if (copyIn) return copyNewEvents(db, copyIn, scopeKey, events, now);
+  const warehouse = warehouseOf(db);
+  if (warehouse?.kind === 'postgres') return warehouse.transaction((trx) => upsertEvents(trx, scopeKey, events, now));
+  return upsertEventsInOneStatement(db, scopeKey, events, now);
+}
+
+/**
+ * The page through INSERT … ON CONFLICT alone: the embedded warehouse's path, and PostgreSQL's when
+ * a COPY met a row another transaction had just inserted.
+ */
+export async function upsertEventsInOneStatement(
+  db: Kysely<Database>,
+  scopeKey: string,
+  events: readonly ValidEvent[],
+  now: Date = new Date(),
+): Promise<UpsertCounts> {
+  if (events.length === 0) return NOTHING;
+  const counts = await upsertStatement(db, scopeKey, dedupeById(events), now);
+  await recordOtherScopes(
+    db,
+    scopeKey,
+    events.map((event) => event.id),
+  );
+  return { ...counts, unchanged: events.length - counts.inserted - counts.changed };
+}
+
+/**
+ * Events the warehouse does not hold yet are COPied into `events`; those it holds under this scope
+ * go through the statement (changed-only updates); those another feed listed first become
+ * memberships. A COPY that meets a row inserted since the lookup fails with unique_violation (23505).
+ */
+async function copyNewEvents(
+  db: Kysely<Database>,
+  copyIn: CopyIn,
+  scopeKey: string,
+  events: readonly ValidEvent[],
+  now: Date,
+): Promise<UpsertCounts> {
+  const distinct = dedupeById(events);
+  const held = await scopesHolding(
+    db,
+    distinct.map((event) => event.id),
+  );
+  const fresh = distinct.filter((event) => !held.has(event.id));
+  const own = distinct.filter((event) => held.get(event.id) === scopeKey);
+  const elsewhere = distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey);
+  if (fresh.length > 0) {
+    const scope = parseScope(scopeKey);
+    await copyIn(
+      'events',
+      COPY_ROW_COLUMNS,
+      copyRowsText(
+        fresh.map((event) => toEventRow(scope, event)),
+        now.toISOString(),
+      ),
+    );
+  }
+  const updated = own.length > 0 ? await upsertStatement(db, scopeKey, own, now) : NOTHING;
+  if (elsewhere.length > 0)
+    await recordOtherScopes(
+      db,
+      scopeKey,
+      elsewhere.map((event) => event.id),
+    );
+  const inserted = fresh.length + updated.inserted;
+  return { inserted, changed: updated.changed, unchanged: events.length - inserted - updated.changed };
+}
+
+/** The scope of each of these ids the warehouse holds. */
+async function scopesHolding(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'scope'])
+    .where(sql<boolean>`${sql.ref('id')} = any(${ids.map(toStorableText)}::text[])`)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.scope]));
+}
+
+/** One INSERT … ON CONFLICT for events with distinct ids; `unchanged` is left to the caller. */
+async function upsertStatement(db: Kysely<Database>, scopeKey: string, distinct: readonly ValidEvent[], now: Date): Promise<UpsertCounts> {
   const scope = parseScope(scopeKey);
-  const parameters = toColumnParameters(dedupeById(events).map((event) => toEventRow(scope, event)));
+  const parameters = toColumnParameters(distinct.map((event) => toEventRow(scope, event)));
   const stamp = now.toISOString();
   // Measured faster than one JSON recordset of whole rows (README, Benchmarks).
   const functions = parameters.map((values) =>
@@ -59,26 +149,25 @@ export async function upsertEvents(
         .column('id')
         .doUpdateSet(updates)
         // A row follows the feed that listed it first: another feed listing the same id adds a
-        // membership below, never flips the row's scope or payload back and forth.
+        // membership (event_other_scopes), never flips the row's scope or payload back and forth.
         .where(sql<boolean>`${sql.ref('events.scope')} = ${sql.ref('excluded.scope')}`)
         .where(sql<boolean>`${sql.ref('events.payload')} is distinct from ${sql.ref('excluded.payload')}`),
     )
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
     .execute();
-  await recordMemberships(db, scopeKey, events);
-
   const inserted = returned.filter((row) => row.inserted).length;
-  const changed = returned.length - inserted;
-  return { inserted, changed, unchanged: events.length - inserted - changed };
+  return { inserted, changed: returned.length - inserted, unchanged: 0 };
 }
 
-/** The scope lists these events: one `event_scopes` row per (scope, id), kept once. */
-async function recordMemberships(db: Kysely<Database>, scopeKey: string, events: readonly ValidEvent[]): Promise<void> {
-  const ids = events.map((event) => toStorableText(event.id));
-  const created = events.map((event) => event.created.toISOString());
+/**
+ * Of these ids, those whose `events` row another feed listed first: this scope lists them too,
+ * kept once in `event_other_scopes` (the `event_scopes` view adds each row's own scope).
+ */
+async function recordOtherScopes(db: Kysely<Database>, scopeKey: string, ids: readonly string[]): Promise<void> {
   await sql`
-    insert into ${sql.table('event_scopes')} (scope, event_id, created)
-    select ${scopeKey}, m.id, m.created::timestamptz from unnest(${ids}::text[], ${created}::text[]) as m(id, created)
+    insert into ${sql.table('event_other_scopes')} (scope, event_id, created)
+    select ${scopeKey}, e.id, e.created from ${sql.table('events')} e
+    where e.id = any(${ids.map(toStorableText)}::text[]) and e.scope <> ${scopeKey}
     on conflict (scope, event_id) do nothing`.execute(db);
 }
 
@@ -109,7 +198,7 @@ export async function upsertEventsOneByOne(
   for (const event of distinct) {
     await sql`savepoint event_row`.execute(trx);
     try {
-      const one = await upsertEvents(trx, scopeKey, [event], now);
+      const one = await upsertEventsInOneStatement(trx, scopeKey, [event], now);
       counts.inserted += one.inserted;
       counts.changed += one.changed;
       counts.unchanged += one.unchanged;

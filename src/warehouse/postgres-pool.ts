@@ -75,11 +75,15 @@ function closeOnQueryTimeout(client: pg.PoolClient, queryTimeoutMs: number): voi
     const result = query(...args);
     if (!(result instanceof Promise)) return result;
     return result.catch((error: unknown) => {
-      if (!(error instanceof Error) || error.message !== QUERY_READ_TIMEOUT) throw error;
+      if (!isQueryReadTimeout(error)) throw error;
       endQuietly(client);
       throw new QueryDeadlineError(queryTimeoutMs, error);
     });
   };
+}
+
+export function isQueryReadTimeout(error: unknown): error is Error {
+  return error instanceof Error && error.message === QUERY_READ_TIMEOUT;
 }
 
 /** Ending a client whose socket may be dead: the outcome does not matter, only that it is dropped. */

@@ -51,7 +51,16 @@ export interface EventsTable {
 }
 
 /** Every feed that listed an event (`events.scope` is the first). */
-export interface EventScopesTable {
+/** The feeds that list an event besides the one its `events` row names. */
+export interface EventOtherScopesTable {
+  scope: string;
+  event_id: string;
+  created: Timestamp;
+  first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** View: every feed that lists an event (the row's own scope and the others). */
+export interface EventScopesView {
   scope: string;
   event_id: string;
   created: Timestamp;
@@ -313,7 +322,8 @@ export interface SyncLagView {
 export interface Database {
   events: EventsTable;
   rejected_events: RejectedEventsTable;
-  event_scopes: EventScopesTable;
+  event_other_scopes: EventOtherScopesTable;
+  event_scopes: EventScopesView;
   scopes: ScopesTable;
   sync_state: SyncStateTable;
   sync_runs: SyncRunsTable;

@@ -18,7 +18,7 @@ const TABLES = [
   'sync_state',
   'sync_runs',
   'reconcile_runs',
-  'event_scopes',
+  'event_other_scopes',
   'scopes',
   'alert_event_types',
   'security_event_categories',
@@ -35,6 +35,7 @@ const VIEWS = [
   'security_audit',
   'data_access',
   'event_catalog',
+  'event_scopes',
 ];
 
 async function relationsIn(warehouse: Warehouse, schema: string): Promise<string[]> {

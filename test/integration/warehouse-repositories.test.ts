@@ -153,6 +153,18 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(row?.payload).toMatchObject({ port: '27017', isGlobalAdmin: 'yes', note: 'nul\ufffd lone\ufffd' });
     });
 
+    it('keeps text that COPY would misread exactly as received: tabs, newlines, backslashes, a literal \\N', async () => {
+      const scope = freshGroup();
+      const tricky = 'tab\there\nnew line\\back\\slash\rcr \\N é 🌍';
+      const event = { ...dataExplorer, username: tricky, hostname: '\\N', note: { text: tricky, path: 'C:\\dir\\' } };
+      expect(await upsertEvents(warehouse.db, scope, rekey([event], scope), T0)).toMatchObject({ inserted: 1 });
+      const [row] = await rowsOf(scope);
+      expect(row?.username).toBe(tricky);
+      expect(row?.hostname).toBe('\\N');
+      expect(row?.payload).toEqual({ ...event, id: `${scope}-${event.id}` });
+      expect(await upsertEvents(warehouse.db, scope, rekey([event], scope), T1)).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+    });
+
     it('shares a transaction with the checkpoint: a rollback keeps neither', async () => {
       const scope = freshGroup();
       await expect(
