@@ -10,12 +10,12 @@
  * whose work does not unwind within a short grace is abandoned all the same: a worker slot is
  * never held forever by a wait that ignores its signal.
  */
-import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { z } from 'zod';
 import { PermanentError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { tryParseScope } from '../scope.js';
-import { backfillWindow } from '../sync/backfill.js';
+import { backfillWindowIfFree } from '../sync/backfill.js';
 import { formatWindow } from '../sync/planner.js';
 import type { SyncContext } from '../sync/run-window.js';
 import { reconcileScope } from '../sync/reconcile-scope.js';
@@ -50,7 +50,10 @@ export interface ProcessorDeps {
   readonly ctx: SyncContext;
   readonly logger: Logger;
   readonly metrics?: SyncMetrics;
-  /** How often a backfill window tries again for its scope's lock while a poll holds it. */
+  /**
+   * How soon a backfill window whose scope another runner holds (a poll, another of its windows)
+   * is tried again; the job waits in the delayed set, not in a worker slot. Also reconcile's wait.
+   */
   readonly lockRetryMs?: number;
   /** A differing window at most this many pages deep is re-read by reconcile (config reconcile.reReadPages). */
   readonly reconcileReReadPages?: number;
@@ -74,10 +77,14 @@ export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
     const deadline = AbortSignal.timeout(timeoutMs);
     const jobDeps: ProcessorDeps = { ...deps, ctx: { ...deps.ctx, signal: shutdown ? AbortSignal.any([shutdown, deadline]) : deadline } };
     try {
-      const summary = await abandonedAfter(runJob(jobDeps, job), jobDeps.ctx.signal!, UNWIND_GRACE_MS);
+      const summary = await abandonedAfter(runJob(jobDeps, job, token), jobDeps.ctx.signal!, UNWIND_GRACE_MS);
       record(summary.status === 'skipped' ? 'skipped' : 'succeeded');
       return summary;
     } catch (error) {
+      if (error instanceof DelayedError) {
+        record('scope_busy');
+        throw error;
+      }
       if (shutdown?.aborted && !(error instanceof UnrecoverableError) && token) {
         await job.moveToWait(token);
         record('handed_back');
@@ -94,9 +101,9 @@ export function createJobProcessor(deps: ProcessorDeps): SyncJobProcessor {
   };
 }
 
-function runJob(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+function runJob(deps: ProcessorDeps, job: Job, token: string | undefined): Promise<JobSummary> {
   if (job.name === POLL_JOB) return runPoll(deps, job);
-  if (job.name === BACKFILL_JOB) return runBackfillWindow(deps, job);
+  if (job.name === BACKFILL_JOB) return runBackfillWindow(deps, job, token);
   if (job.name === RECONCILE_JOB) return runReconcile(deps, job);
   return Promise.resolve().then(() => unknownJob(job));
 }
@@ -142,7 +149,7 @@ async function runPoll(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
   return summarize(result.status, result.totals);
 }
 
-async function runBackfillWindow(deps: ProcessorDeps, job: Job): Promise<JobSummary> {
+async function runBackfillWindow(deps: ProcessorDeps, job: Job, token: string | undefined): Promise<JobSummary> {
   const data = parsePayload(backfillJobSchema, job);
   const settings = settingsFromJob(data);
   const window = windowFromJob(data);
@@ -151,10 +158,19 @@ async function runBackfillWindow(deps: ProcessorDeps, job: Job): Promise<JobSumm
     w.windowStart.getTime() === window.minDate.getTime() && w.windowEnd.getTime() === window.maxDate.getTime();
   if (!data.force && finished.some(sameWindow)) return summarize('already-done', emptyTotals());
   try {
-    const totals = await backfillWindow(deps.ctx, settings, window, {
-      lockRetryMs: deps.lockRetryMs ?? 1000,
-      ...(job.id ? { jobId: job.id } : {}),
-    });
+    const totals = await backfillWindowIfFree(deps.ctx, settings, window, job.id ? { jobId: job.id } : {});
+    if (!totals) {
+      // A backfill enqueues its scope's windows one after another, so a slot would otherwise wait
+      // here for the scope's previous window while other scopes' jobs queue behind it. Each time
+      // the job finds the scope busy again it waits a little longer (up to 8 retry periods), so
+      // many windows of one scope do not keep the queue busy.
+      const retryMs = (deps.lockRetryMs ?? 1000) * Math.min(Math.max(job.attemptsStarted, 1), 8);
+      if (token) {
+        await job.moveToDelayed(Date.now() + retryMs, token);
+        throw new DelayedError();
+      }
+      throw new Error(`${data.scope} is busy with another runner: window ${formatWindow(window)} is tried again later`);
+    }
     deps.metrics?.recordWindows(BACKFILL_JOB, totals.windows);
     return summarize('succeeded', totals);
   } catch (error) {

@@ -11,7 +11,7 @@ import type { ScopeSettings } from '../config.js';
 import type { SyncTotals } from '../sync/totals.js';
 import type { SyncJobName } from './queues.js';
 
-export type JobOutcome = 'succeeded' | 'skipped' | 'failed_transient' | 'failed_permanent' | 'handed_back';
+export type JobOutcome = 'succeeded' | 'skipped' | 'scope_busy' | 'failed_transient' | 'failed_permanent' | 'handed_back';
 
 export interface SyncMetrics {
   /** For SyncContext.onPage. */
@@ -138,7 +138,8 @@ export function createSyncMetrics(registry: Registry): SyncMetrics {
     },
     recordJob(job, outcome, durationSeconds, scope) {
       jobs.inc({ job, outcome });
-      jobDuration.observe({ job }, durationSeconds);
+      // A job put back because its scope was busy did no work: its near-zero time would skew the histogram.
+      if (outcome !== 'scope_busy') jobDuration.observe({ job }, durationSeconds);
       if (scope && (outcome === 'failed_permanent' || outcome === 'failed_transient')) {
         scopeFailures.inc({ scope, job_name: job, kind: outcome === 'failed_permanent' ? 'permanent' : 'transient' });
       }

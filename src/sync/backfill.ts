@@ -62,6 +62,30 @@ export async function backfillWindow(
   options: Pick<BackfillOptions, 'lockRetryMs' | 'jobId'> & { readonly mode?: 'backfill' | 'reconcile' } = {},
 ): Promise<SyncTotals> {
   const release = await waitForLock(ctx, scope.scope.key, options.lockRetryMs ?? 1000);
+  return runLocked(ctx, scope, window, release, options);
+}
+
+/**
+ * The same, unless another runner holds the scope's lock: then `undefined` at once, nothing read.
+ * A worker uses it to take other scopes' jobs meanwhile instead of holding a slot while it waits.
+ */
+export async function backfillWindowIfFree(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  window: TimeWindow,
+  options: Pick<BackfillOptions, 'jobId'> = {},
+): Promise<SyncTotals | undefined> {
+  const release = await ctx.lock.tryAcquire(scope.scope.key, ctx.signal);
+  return release ? runLocked(ctx, scope, window, release, options) : undefined;
+}
+
+async function runLocked(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  window: TimeWindow,
+  release: () => Promise<void>,
+  options: Pick<BackfillOptions, 'jobId'> & { readonly mode?: 'backfill' | 'reconcile' },
+): Promise<SyncTotals> {
   try {
     return await runWindow(ctx, scope, window, {
       mode: options.mode ?? 'backfill',

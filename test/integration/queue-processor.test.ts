@@ -140,4 +140,44 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
     expect(refused.attemptsMade).toBe(1);
     expect(refused.failedReason).toContain('malformed payload');
   });
+
+  it("puts a busy scope's backfill window back in the delayed set, so its only slot runs other scopes meanwhile", async () => {
+    const config = fixture.config(OVERRIDES);
+    const [busy, free] = GROUPS.map((g) => scopeSettings(config, parseScope(`group:${g}`)));
+    const oneSlotPrefix = `em-test-${randomUUID()}`;
+    const oneSlotQueue = createSyncQueue(connection, oneSlotPrefix);
+    const oneSlot = createSyncWorker({
+      connection,
+      prefix: oneSlotPrefix,
+      concurrency: 1,
+      processor: createJobProcessor({ ctx: runtime.ctx, logger: silentLogger(), lockRetryMs: 100 }),
+      logger: silentLogger(),
+    });
+    const release = await runtime.ctx.lock.tryAcquire(busy!.scope.key);
+    expect(release).toBeDefined();
+    let released = false;
+    try {
+      void oneSlot.run();
+      const from = daysAgo(1);
+      const to = new Date();
+      // The busy scope's windows first, as `backfill --enqueue` adds them, then the other scope's.
+      await enqueueBackfill(oneSlotQueue, busy!, from, to, config.sync.windowSeconds, { force: true });
+      await enqueueBackfill(oneSlotQueue, free!, from, to, config.sync.windowSeconds, { force: true });
+      const jobs = await oneSlotQueue.getJobs(['wait', 'active', 'delayed', 'prioritized']);
+      const ofScope = (settings: typeof busy) => jobs.filter((job) => (job.data as { scope: string }).scope === settings!.scope.key);
+      for (const job of ofScope(free)) expect(await settled(job)).toBe('completed');
+      // Every window of the free scope ran while the busy scope's lock was still held.
+      for (const job of ofScope(busy)) expect(await job.getState()).not.toBe('completed');
+      await release!();
+      released = true;
+      for (const job of ofScope(busy)) expect(await settled(job)).toBe('completed');
+      // Put back, not failed: no attempt spent but the one that succeeded.
+      for (const job of ofScope(busy)) expect((await oneSlotQueue.getJob(job.id!))!.attemptsMade).toBe(1);
+    } finally {
+      if (!released) await release!();
+      await oneSlot.close();
+      await oneSlotQueue.obliterate({ force: true });
+      await oneSlotQueue.close();
+    }
+  }, 60_000);
 });
