@@ -32,10 +32,10 @@ export async function enqueueBackfill(
 ): Promise<EnqueueResult> {
   const force = options.force === true;
   const windows = planBackfill(from, to, windowSeconds);
-  const jobs = windows.map((window) => ({
+  const jobs = windows.map((window, index) => ({
     name: BACKFILL_JOB,
     data: backfillJobData(settings, window, force),
-    opts: { ...BACKFILL_JOB_OPTIONS, jobId: backfillJobId(settings.scope, window) },
+    opts: { ...BACKFILL_JOB_OPTIONS, priority: backfillPriority(index), jobId: backfillJobId(settings.scope, window) },
   }));
   let added = 0;
   let retried = 0;
@@ -50,6 +50,19 @@ export async function enqueueBackfill(
     await queue.addBulk(slice);
   }
   return { windows: windows.length, added, retried };
+}
+
+/** BullMQ's largest priority. */
+const LOWEST_PRIORITY = 2_097_152;
+
+/**
+ * The n-th window of a range (oldest first) waits behind every range's earlier windows: backfills
+ * of many scopes, enqueued one after another, interleave (each scope's first window, then each
+ * one's second…), so the workers' slots run different scopes instead of queueing on one scope's
+ * lock. Same priority: first enqueued, first run.
+ */
+export function backfillPriority(index: number): number {
+  return Math.min(BACKFILL_JOB_OPTIONS.priority + index, LOWEST_PRIORITY);
 }
 
 /** The `backfill --enqueue` command body: needs Redis only (no API key, no database). */

@@ -160,11 +160,9 @@ async function runBackfillWindow(deps: ProcessorDeps, job: Job, token: string | 
   try {
     const totals = await backfillWindowIfFree(deps.ctx, settings, window, job.id ? { jobId: job.id } : {});
     if (!totals) {
-      // A backfill enqueues its scope's windows one after another, so a slot would otherwise wait
-      // here for the scope's previous window while other scopes' jobs queue behind it. Each time
-      // the job finds the scope busy again it waits a little longer (up to 8 retry periods), so
-      // many windows of one scope do not keep the queue busy.
-      const retryMs = (deps.lockRetryMs ?? 1000) * Math.min(Math.max(job.attemptsStarted, 1), 8);
+      // Another runner holds the scope (its poll, or its previous window on another slot): the
+      // window waits in the delayed set rather than in this slot, which takes other scopes' jobs.
+      const retryMs = deps.lockRetryMs ?? 1000;
       if (token) {
         await job.moveToDelayed(Date.now() + retryMs, token);
         throw new DelayedError();

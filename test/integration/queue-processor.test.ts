@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
+import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/services.js';
@@ -141,9 +142,8 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
     expect(refused.failedReason).toContain('malformed payload');
   });
 
-  it("puts a busy scope's backfill window back in the delayed set, so its only slot runs other scopes meanwhile", async () => {
-    const config = fixture.config(OVERRIDES);
-    const [busy, free] = GROUPS.map((g) => scopeSettings(config, parseScope(`group:${g}`)));
+  /** A worker with a single slot on a queue of its own, for `work`; closed and emptied after. */
+  async function withOneSlot(work: (queue: SyncQueue) => Promise<void>): Promise<void> {
     const oneSlotPrefix = `em-test-${randomUUID()}`;
     const oneSlotQueue = createSyncQueue(connection, oneSlotPrefix);
     const oneSlot = createSyncWorker({
@@ -153,31 +153,77 @@ describe('worker job processor against Redis, PostgreSQL and the emulator', () =
       processor: createJobProcessor({ ctx: runtime.ctx, logger: silentLogger(), lockRetryMs: 100 }),
       logger: silentLogger(),
     });
-    const release = await runtime.ctx.lock.tryAcquire(busy!.scope.key);
-    expect(release).toBeDefined();
-    let released = false;
     try {
       void oneSlot.run();
-      const from = daysAgo(1);
-      const to = new Date();
-      // The busy scope's windows first, as `backfill --enqueue` adds them, then the other scope's.
-      await enqueueBackfill(oneSlotQueue, busy!, from, to, config.sync.windowSeconds, { force: true });
-      await enqueueBackfill(oneSlotQueue, free!, from, to, config.sync.windowSeconds, { force: true });
-      const jobs = await oneSlotQueue.getJobs(['wait', 'active', 'delayed', 'prioritized']);
-      const ofScope = (settings: typeof busy) => jobs.filter((job) => (job.data as { scope: string }).scope === settings!.scope.key);
-      for (const job of ofScope(free)) expect(await settled(job)).toBe('completed');
-      // Every window of the free scope ran while the busy scope's lock was still held.
-      for (const job of ofScope(busy)) expect(await job.getState()).not.toBe('completed');
-      await release!();
-      released = true;
-      for (const job of ofScope(busy)) expect(await settled(job)).toBe('completed');
-      // Put back, not failed: no attempt spent but the one that succeeded.
-      for (const job of ofScope(busy)) expect((await oneSlotQueue.getJob(job.id!))!.attemptsMade).toBe(1);
+      await work(oneSlotQueue);
     } finally {
-      if (!released) await release!();
       await oneSlot.close();
       await oneSlotQueue.obliterate({ force: true });
       await oneSlotQueue.close();
     }
+  }
+
+  const scopeOfJob = (job: Job) => (job.data as { scope: string }).scope;
+
+  it("puts a busy scope's backfill window back in the delayed set, so its only slot runs other scopes meanwhile", async () => {
+    const config = fixture.config(OVERRIDES);
+    const [busy, free] = GROUPS.map((g) => scopeSettings(config, parseScope(`group:${g}`)));
+    const release = await runtime.ctx.lock.tryAcquire(busy!.scope.key);
+    expect(release).toBeDefined();
+    let released = false;
+    try {
+      await withOneSlot(async (oneSlotQueue) => {
+        const from = daysAgo(1);
+        const to = new Date();
+        // The busy scope's windows first, as `backfill --enqueue` adds them, then the other scope's.
+        await enqueueBackfill(oneSlotQueue, busy!, from, to, config.sync.windowSeconds, { force: true });
+        await enqueueBackfill(oneSlotQueue, free!, from, to, config.sync.windowSeconds, { force: true });
+        const jobs = await oneSlotQueue.getJobs(['wait', 'active', 'delayed', 'prioritized']);
+        const ofScope = (settings: typeof busy) => jobs.filter((job) => scopeOfJob(job) === settings!.scope.key);
+        for (const job of ofScope(free)) expect(await settled(job)).toBe('completed');
+        // Every window of the free scope ran while the busy scope's lock was still held.
+        for (const job of ofScope(busy)) expect(await job.getState()).not.toBe('completed');
+        await release!();
+        released = true;
+        for (const job of ofScope(busy)) expect(await settled(job)).toBe('completed');
+        // Put back, not failed: no attempt spent but the one that succeeded.
+        for (const job of ofScope(busy)) expect((await oneSlotQueue.getJob(job.id!))!.attemptsMade).toBe(1);
+      });
+    } finally {
+      if (!released) await release!();
+    }
+  }, 60_000);
+
+  it("interleaves the windows of backfills enqueued one after another: each scope's first window, then each one's second", async () => {
+    const config = fixture.config(OVERRIDES);
+    const scopes = GROUPS.map((g) => scopeSettings(config, parseScope(`group:${g}`)));
+    const earlier =
+      (
+        await runtime.warehouse.db
+          .selectFrom('sync_runs')
+          .select(sql<number>`max(id)`.as('id'))
+          .executeTakeFirst()
+      )?.id ?? 0;
+    await withOneSlot(async (oneSlotQueue) => {
+      for (const scope of scopes)
+        await enqueueBackfill(oneSlotQueue, scope, daysAgo(1), new Date(), config.sync.windowSeconds, { force: true });
+      const jobs = await oneSlotQueue.getJobs(['wait', 'active', 'delayed', 'prioritized']);
+      for (const job of jobs) expect(await settled(job)).toBe('completed');
+      const runs = await runtime.warehouse.db
+        .selectFrom('sync_runs')
+        .select(['scope', 'window_start'])
+        .where('mode', '=', 'backfill')
+        .where('id', '>', earlier)
+        .orderBy('id')
+        .execute();
+      expect(runs).toHaveLength(jobs.length);
+      // One slot, so the runs follow the queue's order: the scopes alternate, each oldest window first.
+      const keys = scopes.map((scope) => scope.scope.key);
+      expect(runs.map((run) => run.scope)).toEqual(runs.map((_, n) => keys[n % keys.length]));
+      for (const key of keys) {
+        const starts = runs.filter((run) => run.scope === key).map((run) => new Date(run.window_start).getTime());
+        expect(starts).toEqual([...starts].sort((a, b) => a - b));
+      }
+    });
   }, 60_000);
 });
