@@ -13,8 +13,13 @@ export function toStorableJson(value: unknown): string {
   return json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL text refuses
+const MAYBE_UNSTORABLE = /[\u0000\ud800-\udfff]/;
+
 /** Text PostgreSQL accepts in a text column (used for error messages). */
 export function toStorableText(value: string): string {
+  // Almost every string has neither: one scan to say so, the replacements only when needed.
+  if (!MAYBE_UNSTORABLE.test(value)) return value;
   // eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL text refuses
   return value.replace(/\u0000/g, '\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
