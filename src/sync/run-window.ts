@@ -13,17 +13,9 @@ import { isLastPage } from '../api/pages.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Kysely } from 'kysely';
-import type { Database, Warehouse } from '../warehouse/database.js';
+import type { Warehouse } from '../warehouse/database.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
-import {
-  encodeEvents,
-  isRowRefusal,
-  upsertEvents,
-  upsertEventsInOneStatement,
-  upsertEventsOneByOne,
-  type EncodedEvents,
-} from '../warehouse/events.repository.js';
+import { isRowRefusal, upsertEvents, upsertEventsInOneStatement, upsertEventsOneByOne } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
@@ -97,10 +89,9 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   let checkpointed = false;
   const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
   const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
-  const fetch = () => fetchAhead(pages, ctx.warehouse.kind === 'postgres' ? scope.scope.key : undefined);
-  let next = fetch();
+  let next = fetchAhead(pages);
   for (let result = await next; !result.done; result = await next) {
-    const { page, encoded } = result.value;
+    const page = result.value;
     const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
     const parts = tooDeep ? splitForDepth(window, page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow) : undefined;
     if (tooDeep && !parts) {
@@ -110,10 +101,10 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     const isLast = !parts && isLastPage(page, ctx.settings.itemsPerPage);
     // The next page is fetched while this one lands, so HTTP and parsing overlap the database's
     // work; pages still land one at a time and in order.
-    next = isLast || parts ? NO_MORE_PAGES : fetch();
+    next = isLast || parts ? NO_MORE_PAGES : fetchAhead(pages);
     // The first page of a window about to be split still lands: its events are valid, only the
     // checkpoint waits for the parts.
-    await landPage(ctx, scope, window, { page, encoded }, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
+    await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
     checkpointed ||= isLast;
     if (parts) {
       log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
@@ -127,26 +118,15 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   return totals;
 }
 
-/** A fetched page, with its events already encoded for COPY when the warehouse takes COPY. */
-interface FetchedPage {
-  readonly page: EventsPage;
-  readonly encoded?: EncodedEvents;
-}
-
-const NO_MORE_PAGES: Promise<IteratorResult<FetchedPage, void>> = Promise.resolve({ done: true, value: undefined });
+const NO_MORE_PAGES: Promise<IteratorResult<EventsPage, void>> = Promise.resolve({ done: true, value: undefined });
 
 /**
- * Asks for the next page now, and encodes its events for COPY as soon as it arrives: both happen
- * while the current page is being written, so the mirror's work overlaps PostgreSQL's. A failure is
- * still thrown where the result is awaited; marking it handled here keeps it from counting as
- * unhandled while a page lands, or when the page fetched ahead is dropped because landing failed.
+ * Asks for the next page now. A failure is still thrown where the result is awaited; marking it
+ * handled here keeps it from counting as unhandled while a page lands, or when the page fetched
+ * ahead is dropped because landing failed.
  */
-function fetchAhead(pages: AsyncIterator<EventsPage, void>, encodeFor: string | undefined): Promise<IteratorResult<FetchedPage, void>> {
-  const next = pages.next().then((result): IteratorResult<FetchedPage, void> => {
-    if (result.done) return result;
-    const page = result.value;
-    return { done: false, value: encodeFor ? { page, encoded: encodeEvents(encodeFor, page.events) } : { page } };
-  });
+function fetchAhead(pages: AsyncIterator<EventsPage, void>): Promise<IteratorResult<EventsPage, void>> {
+  const next = pages.next();
   next.catch(() => undefined);
   return next;
 }
@@ -155,7 +135,7 @@ async function landPage(
   ctx: SyncContext,
   scope: ScopeSettings,
   window: TimeWindow,
-  { page, encoded }: FetchedPage,
+  page: EventsPage,
   totals: SyncTotals,
   checkpoint: Date | undefined,
 ): Promise<void> {
@@ -164,13 +144,15 @@ async function landPage(
   // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
   const upserts = {
-    page: (trx: Kysely<Database>) => upsertEvents(trx, key, page.events, new Date(), encoded),
-    oneStatement: (trx: Kysely<Database>) => upsertEventsInOneStatement(trx, key, page.events),
+    page: upsertEvents,
+    oneStatement: upsertEventsInOneStatement,
   };
   const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>
     ctx.warehouse.transaction(async (trx) => {
       const written =
-        how === 'oneByOne' ? await upsertEventsOneByOne(trx, key, page.events) : { counts: await upserts[how](trx), refused: [] };
+        how === 'oneByOne'
+          ? await upsertEventsOneByOne(trx, key, page.events)
+          : { counts: await upserts[how](trx, key, page.events), refused: [] };
       const refused = new Set(written.refused.map((r) => r.payload));
       const sightings = seen.unseen(refused.size > 0 ? page.events.filter((e) => !refused.has(e.payload)) : page.events);
       const schema = await recordSchema(trx, key, sightings, ctx.now());

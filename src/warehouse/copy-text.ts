@@ -5,7 +5,7 @@
 import { EVENT_ROW_COLUMNS, type EventRow } from './event-row.js';
 import { toStorableJson, toStorableText } from './storable-json.js';
 
-/** The columns of the COPY text, in order: the event columns, then the two stamps. */
+/** The columns of `copyRowsText`'s lines, in order: the event columns, then the two stamps. */
 export const COPY_ROW_COLUMNS: readonly string[] = [...EVENT_ROW_COLUMNS.map((column) => column.name), 'ingested_at', 'updated_at'];
 
 const NULL = '\\N';
@@ -28,16 +28,12 @@ function field(value: unknown, type: string): string {
   return `${value as number | boolean}`;
 }
 
-/** One row's line without its two stamps and line end (`withStamps` adds them). */
-export function copyLine(row: EventRow): string {
-  let line = '';
-  for (const { name, type } of EVENT_ROW_COLUMNS) line += field(row[name], type) + '\t';
-  return line;
-}
-
-/** The lines as COPY text, each with `stamp` (ISO 8601) as its ingested_at and updated_at. */
-export function withStamps(lines: readonly string[], stamp: string): string {
+/** Every row with `stamp` (ISO 8601) as its ingested_at and updated_at. */
+export function copyRowsText(rows: readonly EventRow[], stamp: string): string {
   let text = '';
-  for (const line of lines) text += `${line}${stamp}\t${stamp}\n`;
+  for (const row of rows) {
+    for (const { name, type } of EVENT_ROW_COLUMNS) text += field(row[name], type) + '\t';
+    text += `${stamp}\t${stamp}\n`;
+  }
   return text;
 }

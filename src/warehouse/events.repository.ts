@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
-import { COPY_ROW_COLUMNS, copyLine, withStamps } from './copy-text.js';
+import { COPY_ROW_COLUMNS, copyRowsText } from './copy-text.js';
 import { copyInOf, warehouseOf, type CopyIn } from './database.js';
 import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
 import { toStorableText } from './storable-json.js';
@@ -44,29 +44,13 @@ export async function upsertEvents(
   scopeKey: string,
   events: readonly ValidEvent[],
   now: Date = new Date(),
-  encoded?: EncodedEvents,
 ): Promise<UpsertCounts> {
   if (events.length === 0) return NOTHING;
   const copyIn = copyInOf(db);
-  if (copyIn) return copyNewEvents(db, copyIn, scopeKey, events, now, encoded);
+  if (copyIn) return copyNewEvents(db, copyIn, scopeKey, events, now);
   const warehouse = warehouseOf(db);
-  if (warehouse?.kind === 'postgres') return warehouse.transaction((trx) => upsertEvents(trx, scopeKey, events, now, encoded));
+  if (warehouse?.kind === 'postgres') return warehouse.transaction((trx) => upsertEvents(trx, scopeKey, events, now));
   return upsertEventsInOneStatement(db, scopeKey, events, now);
-}
-
-/** Events' COPY lines (without their stamps), made before their page's transaction opens. */
-export interface EncodedEvents {
-  readonly scopeKey: string;
-  readonly lines: ReadonlyMap<ValidEvent, string>;
-}
-
-/**
- * Encodes a page's events for COPY ahead of its write: done while the previous page is being
- * written, the work overlaps PostgreSQL's instead of holding the page's transaction open.
- */
-export function encodeEvents(scopeKey: string, events: readonly ValidEvent[]): EncodedEvents {
-  const scope = parseScope(scopeKey);
-  return { scopeKey, lines: new Map(events.map((event) => [event, copyLine(toEventRow(scope, event))])) };
 }
 
 /**
@@ -100,7 +84,6 @@ async function copyNewEvents(
   scopeKey: string,
   events: readonly ValidEvent[],
   now: Date,
-  encoded: EncodedEvents | undefined,
 ): Promise<UpsertCounts> {
   const distinct = dedupeById(events);
   const held = await scopesHolding(
@@ -112,12 +95,14 @@ async function copyNewEvents(
   const elsewhere = distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey);
   if (fresh.length > 0) {
     const scope = parseScope(scopeKey);
-    const lines = encoded?.scopeKey === scopeKey ? encoded.lines : undefined;
-    const text = withStamps(
-      fresh.map((event) => lines?.get(event) ?? copyLine(toEventRow(scope, event))),
-      now.toISOString(),
+    await copyIn(
+      'events',
+      COPY_ROW_COLUMNS,
+      copyRowsText(
+        fresh.map((event) => toEventRow(scope, event)),
+        now.toISOString(),
+      ),
     );
-    await copyIn('events', COPY_ROW_COLUMNS, text);
   }
   const updated = own.length > 0 ? await upsertStatement(db, scopeKey, own, now) : NOTHING;
   if (elsewhere.length > 0)

@@ -21,7 +21,7 @@ import { parseListBody } from '../../src/api/validate.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import { validateEvents } from '../../src/events/validate-event.js';
 import { parseScope } from '../../src/scope.js';
-import { COPY_ROW_COLUMNS, copyLine, withStamps } from '../../src/warehouse/copy-text.js';
+import { COPY_ROW_COLUMNS, copyRowsText } from '../../src/warehouse/copy-text.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { toEventRow } from '../../src/warehouse/event-row.js';
 import { upsertEvents, upsertEventsInOneStatement, type UpsertCounts } from '../../src/warehouse/events.repository.js';
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
       events += valid.length;
       const [rows, rowsMs] = cpuMs(() => valid.map((e) => toEventRow(scope, e)));
       stages.rows += rowsMs;
-      const [text, textMs] = cpuMs(() => withStamps(rows.map(copyLine), stamp.toISOString()));
+      const [text, textMs] = cpuMs(() => copyRowsText(rows, stamp.toISOString()));
       stages.copyText += textMs;
 
       await measured(pids.copy, fresh.copy, () => pipeline(Readable.from([text]), copyClient.query(copyFrom(copyStatement))));
