@@ -130,6 +130,7 @@ async function copyCapableTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  let failure: { error: unknown } | undefined;
   try {
     let db = connectionDbs.get(client);
     if (!db) {
@@ -148,11 +149,18 @@ async function copyCapableTransaction<T>(
     const copyIn: CopyIn = (table, columns, text) => copyRows(client, deadlines, schema, table, columns, text);
     return await db.transaction().execute(async (trx) => {
       copyIns.set(trx, copyIn);
-      return work(trx);
+      try {
+        return await work(trx);
+      } catch (error) {
+        failure ??= { error };
+        throw error;
+      }
     });
   } catch (error) {
-    if (error instanceof QueryDeadlineError) broken = error;
-    throw error;
+    // A ROLLBACK on a connection the deadline closed fails too: the reason is the work's error.
+    const reason = failure ? failure.error : error;
+    if (reason instanceof QueryDeadlineError || reason !== error) broken = reason instanceof Error ? reason : new Error(String(reason));
+    throw reason;
   } finally {
     client.release(broken);
   }

@@ -21,6 +21,9 @@ import { createSyncWorker } from '../../src/queue/worker.js';
 import { parseScope } from '../../src/scope.js';
 import { scopeLockFor } from '../../src/sync/lock.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
+import { upsertEvents } from '../../src/warehouse/events.repository.js';
+import { migrateToLatest } from '../../src/warehouse/migrator.js';
+import { dataExplorer, toValid } from '../fixtures/events.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
@@ -97,6 +100,54 @@ describe('PostgreSQL through a partition', () => {
       outcomes.push(result.error ? 'failed' : 'ok');
     }
     expect(outcomes.slice(-8), outcomes.join(' ')).toEqual(Array(8).fill('ok'));
+  });
+
+  it('a COPY that hears nothing fails at the query deadline, and the dead connection is never reused', async () => {
+    const proxy = await proxyToDatabase();
+    const warehouse = await createWarehouse({
+      url: proxy.via(database.url),
+      schema: 'copy_deadline',
+      dataDir: 'unused',
+      poolSize: 2,
+      deadlines: { connectTimeoutMs: 1_000, queryTimeoutMs: QUERY_MS },
+    });
+    cleanups.push(() => Promise.race([warehouse.close(), sleep(2_000)]));
+    await migrateToLatest(warehouse);
+    const scope = 'group:6a00000000000000000000c1';
+    const events = Array.from({ length: 50 }, (_, n) => toValid({ ...dataExplorer, id: `copy-deadline-${n}` }));
+    // Another session holds one of the page's ids uncommitted, so the page's COPY waits on it: the
+    // partition then falls while the COPY is in flight.
+    const blocker = new pg.Client({ connectionString: database.url });
+    await blocker.connect();
+    cleanups.push(() => blocker.end());
+    await blocker.query('begin');
+    await blocker.query(
+      `insert into copy_deadline.events (id, scope, created, event_type_name, payload) values ($1, $2, now(), 'X', '{}')`,
+      [events[0]!.id, scope],
+    );
+    const writing = timed(upsertEvents(warehouse.db, scope, events));
+    await waitFor('the COPY to wait on the uncommitted row', async () => {
+      const { rows } = await blocker.query<{ n: number }>(
+        `select pg_stat_clear_snapshot(), count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'COPY %'`,
+      );
+      return rows[0]!.n > 0;
+    });
+    proxy.partition();
+    const during = await writing;
+    expect(during.error?.message).toMatch(/PostgreSQL did not answer a query within 1500 ms \(database\.queryTimeoutMs\)/);
+    expect(during.ms).toBeLessThan(QUERY_MS + 1_000);
+
+    await blocker.query('rollback');
+    proxy.heal();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const result = await timed(upsertEvents(warehouse.db, scope, events));
+      expect(result.ms).toBeLessThan(QUERY_MS + 1_000);
+      outcomes.push(result.error ? 'failed' : 'ok');
+    }
+    expect(outcomes.slice(-3), outcomes.join(' ')).toEqual(Array(3).fill('ok'));
+    const { rows } = await blocker.query<{ n: number }>('select count(*)::int as n from copy_deadline.events');
+    expect(rows[0]!.n).toBe(events.length);
   });
 
   it('connecting to a server that accepts and never answers fails at the connect deadline', async () => {
