@@ -6,25 +6,16 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
-import {
-  DEFAULT_POSTGRES_DEADLINES,
-  QueryDeadlineError,
-  createPostgresPool,
-  isQueryReadTimeout,
-  sessionSettingsSql,
-  type PostgresDeadlines,
-} from './postgres-pool.js';
+import { copyCapableTransaction } from './copy-transaction.js';
+import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
@@ -36,22 +27,13 @@ export interface Warehouse {
   readonly schema: string;
   /**
    * Runs `work` in one transaction. On PostgreSQL that transaction can also COPY rows in
-   * (`copyInOf(trx)`), on the connection its statements use.
+   * (`copyInOf(trx)`, copy-transaction.ts), on the connection its statements use.
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
-/** Streams rows in COPY's text format into `table` (columns in that order), inside a transaction. */
-export type CopyIn = (table: string, columns: readonly string[], text: string) => Promise<void>;
-
-const copyIns = new WeakMap<Kysely<Database>, CopyIn>();
 const warehouses = new WeakMap<Kysely<Database>, Warehouse>();
-
-/** The COPY channel of a transaction opened by `Warehouse.transaction` on PostgreSQL. */
-export function copyInOf(db: Kysely<Database>): CopyIn | undefined {
-  return copyIns.get(db);
-}
 
 /** The warehouse whose `db` this is (not a transaction of it). */
 export function warehouseOf(db: Kysely<Database>): Warehouse | undefined {
@@ -116,75 +98,6 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
   };
   warehouses.set(db, warehouse);
   return warehouse;
-}
-
-/** One Kysely per pooled connection, for transactions that must also COPY on that connection. */
-const connectionDbs = new WeakMap<pg.PoolClient, Kysely<Database>>();
-
-async function copyCapableTransaction<T>(
-  pool: pg.Pool,
-  sessionSetup: string,
-  schema: string,
-  deadlines: PostgresDeadlines,
-  work: (trx: Kysely<Database>) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  let failure: { error: unknown } | undefined;
-  try {
-    let db = connectionDbs.get(client);
-    if (!db) {
-      // Kysely releases a connection after each use; this one goes back to the pool only below.
-      const pinned = { query: client.query.bind(client), release: () => undefined } as unknown as pg.PoolClient;
-      db = new Kysely<Database>({
-        dialect: new PostgresDialect({
-          pool: { connect: async () => pinned, end: async () => undefined },
-          onCreateConnection: async (connection) => {
-            await connection.executeQuery(CompiledQuery.raw(sessionSetup));
-          },
-        }),
-      }).withSchema(schema);
-      connectionDbs.set(client, db);
-    }
-    const copyIn: CopyIn = (table, columns, text) => copyRows(client, deadlines, schema, table, columns, text);
-    return await db.transaction().execute(async (trx) => {
-      copyIns.set(trx, copyIn);
-      try {
-        return await work(trx);
-      } catch (error) {
-        failure ??= { error };
-        throw error;
-      }
-    });
-  } catch (error) {
-    // A ROLLBACK on a connection the deadline closed fails too: the reason is the work's error.
-    const reason = failure ? failure.error : error;
-    if (reason instanceof QueryDeadlineError || reason !== error) broken = reason instanceof Error ? reason : new Error(String(reason));
-    throw reason;
-  } finally {
-    client.release(broken);
-  }
-}
-
-async function copyRows(
-  client: pg.PoolClient,
-  deadlines: PostgresDeadlines,
-  schema: string,
-  table: string,
-  columns: readonly string[],
-  text: string,
-): Promise<void> {
-  const statement = `COPY ${quoteIdentifier(schema)}.${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
-  try {
-    await pipeline(Readable.from([text]), client.query(copyFrom(statement)));
-  } catch (error) {
-    // pg's query_timeout covers a COPY too; as for any query past it, the connection is dropped.
-    if (isQueryReadTimeout(error)) {
-      client.end().catch(() => undefined);
-      throw new QueryDeadlineError(deadlines.queryTimeoutMs, error);
-    }
-    throw error;
-  }
 }
 
 interface OpenedDialect {
