@@ -15,7 +15,13 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
-import { isRowRefusal, upsertEvents, upsertEventsInOneStatement, upsertEventsOneByOne } from '../warehouse/events.repository.js';
+import {
+  isRowRefusal,
+  isUniqueViolation,
+  upsertEvents,
+  upsertEventsInOneStatement,
+  upsertEventsOneByOne,
+} from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
@@ -167,11 +173,13 @@ async function landPage(
   } catch (error) {
     if (!isRowRefusal(error)) throw error;
     // Another feed's page inserted one of these events while this one was being COPied in: the
-    // statement path takes such rows as they are.
-    written = await write('oneStatement').catch((again: unknown) => {
-      if (!isRowRefusal(again)) throw again;
-      return write('oneByOne');
-    });
+    // statement path takes such rows as they are. Any other refusal is a value: event by event.
+    written = isUniqueViolation(error)
+      ? await write('oneStatement').catch((again: unknown) => {
+          if (!isRowRefusal(again)) throw again;
+          return write('oneByOne');
+        })
+      : await write('oneByOne');
   }
   const { counts, rejected, schema } = written;
   seen.remember(written.sightings);

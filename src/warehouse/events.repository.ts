@@ -183,6 +183,14 @@ export function isRowRefusal(error: unknown): boolean {
 }
 
 /**
+ * Whether a row with one of the page's ids was inserted by another transaction between the page's
+ * lookup and its COPY (unique_violation, 23505): the statement path takes such rows as they are.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+/**
  * The slow path after a page was refused: each event in its own savepoint, so the ones the
  * warehouse refuses come back as rejected events with the reason and the rest land. Must run in a
  * transaction.

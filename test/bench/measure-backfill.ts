@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent } from 'node:http';
 import pg from 'pg';
+import { formatApiDate as iso } from '../../src/time.js';
 import { PROJECT_ROOT, cliEnv, runCli, waitForExit, writeConfigFile } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { freePort, startPrivateRedis } from '../helpers/queue-processes.js';
@@ -30,8 +31,6 @@ import {
 const HARD_LIMIT_MS = 8 * 60_000;
 const RSS_SAMPLE_MS = 100;
 const PROGRESS_POLL_MS = 500;
-
-export const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Live children, killed on any way out (error, hard limit, Ctrl-C) so nothing outlives a bench. */
 const children = new Set<ChildProcess>();
@@ -73,7 +72,7 @@ export interface BackfillShape {
 }
 
 /** The groups of a benchmark's emulator, one per scope. */
-export function benchGroups(count: number): string[] {
+function benchGroups(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `5f1a${String(i).padStart(20, '0')}`);
 }
 
