@@ -19,6 +19,7 @@ import { ApiReachability } from './reachability.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
 import { windowPages, type EventsPage } from './pages.js';
 import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
+import { resultTexts } from './result-texts.js';
 import { type RequestContext } from './response.js';
 import { classifyStatus, nextDelayMs } from './retry-policy.js';
 import { sendWithDigest, type ExchangeDeps } from './send-with-digest.js';
@@ -134,8 +135,11 @@ export class EventsClient {
 
   /** One page. Permanent failures throw ApiError; transient ones are retried, then ApiTransientError. */
   async listEvents(scope: Scope, query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> {
-    const { list, bytes, requests } = await this.#getList(scope, buildEventsTarget(scope, query, this.#itemsPerPage), signal);
-    const { events, rejected } = validateEvents(list.results);
+    const { list, bytes, requests, text } = await this.#getList(scope, buildEventsTarget(scope, query, this.#itemsPerPage), signal);
+    // Each event's text as received, so the warehouse need not serialise the parsed events again;
+    // the texts are used only when they pair one to one with the parsed results.
+    const texts = resultTexts(text);
+    const { events, rejected } = validateEvents(list.results, texts?.length === list.results.length ? texts : undefined);
     return {
       pageNum: query.pageNum ?? 1,
       events,
@@ -167,7 +171,11 @@ export class EventsClient {
   }
 
   /** GET `target` (a path under the base URL) for `scope` with Digest, budget and retries; the body must be a list. */
-  async #getList(scope: Scope, target: string, signal?: AbortSignal): Promise<{ list: ListBody; bytes: number; requests: number }> {
+  async #getList(
+    scope: Scope,
+    target: string,
+    signal?: AbortSignal,
+  ): Promise<{ list: ListBody; bytes: number; requests: number; text: string }> {
     const uri = this.#basePath + target;
     const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
     const { now, logger, metrics, budget } = this.#deps;
@@ -175,8 +183,8 @@ export class EventsClient {
     const counter = { requests: 0 };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const { list, bytes } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal);
-        return { list, bytes, requests: counter.requests };
+        const { list, bytes, text } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal);
+        return { list, bytes, requests: counter.requests, text };
       } catch (error) {
         signal?.throwIfAborted();
         if (!(error instanceof ApiTransientError)) throw error;

@@ -43,7 +43,7 @@ export async function sendWithDigest(
   uri: string,
   counter: { requests: number },
   signal: AbortSignal | undefined,
-): Promise<{ list: ListBody; bytes: number }> {
+): Promise<{ list: ListBody; bytes: number; text: string }> {
   const { session, metrics, logger } = deps;
   let received: DigestChallenge | undefined;
   let previous: PreparedAuthorization | undefined;
@@ -138,12 +138,9 @@ export async function sendWithDigest(
       continue;
     }
     if (auth) session.confirm(auth);
-    const list = interpretResponse(
-      context,
-      { status, retryAfter: headerText(headers['retry-after']), bodyText: body.toString('utf8') },
-      deps.now(),
-    );
-    return { list, bytes: body.length };
+    const text = body.toString('utf8');
+    const list = interpretResponse(context, { status, retryAfter: headerText(headers['retry-after']), bodyText: text }, deps.now());
+    return { list, bytes: body.length, text };
   }
 }
 

@@ -115,6 +115,11 @@ export interface ValidEvent {
   readonly created: Date;
   /** The event exactly as received, unknown fields included. */
   readonly payload: ApiEvent;
+  /**
+   * The payload's JSON text exactly as the API sent it, when the client kept it: the warehouse
+   * stores it as is instead of serialising `payload` again.
+   */
+  readonly json?: string;
 }
 
 /** An event set aside: it stays in the warehouse's `rejected_events` with the reason. */

@@ -10,7 +10,7 @@ export type EventCheck = { ok: true; event: ValidEvent } | { ok: false; rejected
 
 // Two fields checked by hand, not by a schema library: this runs for every event of every page, and
 // a schema parse that copies each object cost more than the JSON parse itself (README, write path).
-export function validateEvent(value: unknown): EventCheck {
+export function validateEvent(value: unknown, json?: string): EventCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
       ok: false,
@@ -23,7 +23,11 @@ export function validateEvent(value: unknown): EventCheck {
   const { id, created } = value as { id?: unknown; created?: unknown };
   const createdDate = typeof created === 'string' ? parseIsoDate(created) : undefined;
   if (typeof id === 'string' && id.length > 0 && createdDate) {
-    return { ok: true, event: { id, created: createdDate, payload: value as ApiEvent } };
+    const event: ValidEvent =
+      json === undefined
+        ? { id, created: createdDate, payload: value as ApiEvent }
+        : { id, created: createdDate, payload: value as ApiEvent, json };
+    return { ok: true, event };
   }
   const problems = [
     typeof id !== 'string' ? 'id is missing or not a string' : id.length === 0 ? 'id is empty' : undefined,
@@ -32,9 +36,15 @@ export function validateEvent(value: unknown): EventCheck {
   return { ok: false, rejected: { reason: problems.join('; '), payload: value } };
 }
 
-/** Validates a page (newest first); each rejected event is placed between its valid neighbours. */
-export function validateEvents(results: readonly unknown[]): { events: ValidEvent[]; rejected: RejectedEvent[] } {
-  const checks = results.map(validateEvent);
+/**
+ * Validates a page (newest first); each rejected event is placed between its valid neighbours.
+ * `texts`, when given, holds each result's JSON text as received, in the same order.
+ */
+export function validateEvents(
+  results: readonly unknown[],
+  texts?: readonly string[],
+): { events: ValidEvent[]; rejected: RejectedEvent[] } {
+  const checks = results.map((result, i) => validateEvent(result, texts?.[i]));
   // The created time of the nearest valid event after each position (older, on a newest-first page).
   const olderAfter: Array<Date | undefined> = new Array<Date | undefined>(checks.length);
   for (let i = checks.length - 1, older: Date | undefined; i >= 0; i -= 1) {

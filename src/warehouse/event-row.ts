@@ -3,9 +3,9 @@
  * that is missing or of the wrong JSON type becomes NULL there, while `payload` keeps it as received,
  * so one odd event never fails its page.
  */
-import type { ApiEvent, ValidEvent } from '../events/types.js';
+import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
-import { toStorableJson, toStorableText } from './storable-json.js';
+import { storablePayloadJson, toStorableJson, toStorableText } from './storable-json.js';
 
 /** Stored when an event has no string `eventTypeName` (the column is NOT NULL). */
 export const MISSING_EVENT_TYPE = '';
@@ -51,8 +51,9 @@ export type EventRow = {
   port: number | null;
   current_value_number: number | null;
   current_value_units: string | null;
-  raw: unknown;
-  payload: ApiEvent;
+  /** JSON text, as the two jsonb columns travel. */
+  raw: string | null;
+  payload: string;
 } & Record<TextColumn, string | null>;
 
 /** Every written column with its SQL type, in one fixed order (used to build the upsert). */
@@ -74,50 +75,79 @@ export const EVENT_ROW_COLUMNS: ReadonlyArray<{ name: keyof EventRow; type: stri
 
 const INT32_MAX = 2_147_483_647;
 
+/** A column's value as it travels: text, a number, a boolean, or NULL. */
+export type RowValue = string | number | boolean | null;
+
+const COLUMN_INDEX = new Map(EVENT_ROW_COLUMNS.map(({ name }, index) => [name, index]));
+const at = (name: keyof EventRow): number => COLUMN_INDEX.get(name)!;
+const ID = at('id');
+const SCOPE = at('scope');
+const ORG_ID = at('org_id');
+const GROUP_ID = at('group_id');
+const CREATED = at('created');
+const EVENT_TYPE_NAME = at('event_type_name');
+const IS_GLOBAL_ADMIN = at('is_global_admin');
+const PORT = at('port');
+const CURRENT_VALUE_NUMBER = at('current_value_number');
+const CURRENT_VALUE_UNITS = at('current_value_units');
+const RAW = at('raw');
+/** Where each row's payload (JSON text) sits in `eventRowValues`. */
+export const PAYLOAD_INDEX = at('payload');
+
+/** API field → column index, for every field copied to a text column as it is. */
+const TEXT_FIELD_INDEX = new Map<string, number>([
+  ['orgId', ORG_ID],
+  ['groupId', GROUP_ID],
+  ['eventTypeName', EVENT_TYPE_NAME],
+  ...TEXT_FIELD_COLUMNS.map(([field, column]): [string, number] => [field, at(column)]),
+]);
+const ALL_NULL: readonly RowValue[] = EVENT_ROW_COLUMNS.map(() => null);
+
+/**
+ * An event's row as values in EVENT_ROW_COLUMNS order, every text storable (see storable-json.ts).
+ * Only the payload's own fields are visited: most of the 40 columns are absent from any one event.
+ */
+export function eventRowValues(scope: Scope, event: ValidEvent): RowValue[] {
+  const payload = storablePayloadJson(event);
+  // JSON writes a NUL, a control character or a lone surrogate inside a string as an escape, and a
+  // backslash as two: payload text without a backslash has no string PostgreSQL could refuse.
+  const plain = !payload.includes('\\');
+  const values = ALL_NULL.slice();
+  values[ID] = plain ? event.id : toStorableText(event.id);
+  values[SCOPE] = scope.key;
+  values[CREATED] = event.created.toISOString();
+  const p = event.payload as Record<string, unknown>;
+  for (const field in p) {
+    const value = p[field];
+    const index = TEXT_FIELD_INDEX.get(field);
+    if (index !== undefined) {
+      if (typeof value === 'string') values[index] = plain ? value : toStorableText(value);
+    } else if (field === 'isGlobalAdmin') {
+      if (typeof value === 'boolean') values[IS_GLOBAL_ADMIN] = value;
+    } else if (field === 'port') {
+      if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= INT32_MAX) values[PORT] = value as number;
+    } else if (field === 'currentValue') {
+      if (isObject(value)) {
+        values[CURRENT_VALUE_NUMBER] = finite(value.number);
+        const units = value.units;
+        values[CURRENT_VALUE_UNITS] = typeof units !== 'string' ? null : plain ? units : toStorableText(units);
+      }
+    } else if (field === 'raw') {
+      // JSON null and absence both mean "no raw document": the column stays NULL.
+      if (value !== null && value !== undefined) values[RAW] = toStorableJson(value);
+    }
+  }
+  values[ORG_ID] ??= scope.kind === 'org' ? scope.id : null;
+  values[GROUP_ID] ??= scope.kind === 'group' ? scope.id : null;
+  values[EVENT_TYPE_NAME] ??= MISSING_EVENT_TYPE;
+  values[PAYLOAD_INDEX] = payload;
+  return values;
+}
+
+/** The same row by column name (eventRowValues is what the writes use). */
 export function toEventRow(scope: Scope, event: ValidEvent): EventRow {
-  const p = event.payload;
-  const currentValue = isObject(p.currentValue) ? p.currentValue : undefined;
-  // One object literal with every key, so all rows share one shape (the upsert reads them by
-  // column name, 500 rows at a time).
-  return {
-    id: event.id,
-    scope: scope.key,
-    org_id: text(p.orgId) ?? (scope.kind === 'org' ? scope.id : null),
-    group_id: text(p.groupId) ?? (scope.kind === 'group' ? scope.id : null),
-    created: event.created.toISOString(),
-    event_type_name: text(p.eventTypeName) ?? MISSING_EVENT_TYPE,
-    alert_id: text(p.alertId),
-    alert_config_id: text(p.alertConfigId),
-    api_key_id: text(p.apiKeyId),
-    public_key: text(p.publicKey),
-    user_id: text(p.userId),
-    username: text(p.username),
-    remote_address: text(p.remoteAddress),
-    target_username: text(p.targetUsername),
-    target_public_key: text(p.targetPublicKey),
-    access_list_entry: text(p.accessListEntry),
-    team_id: text(p.teamId),
-    cluster_id: text(p.clusterId),
-    cluster_name: text(p.clusterName),
-    host_id: text(p.hostId),
-    hostname: text(p.hostname),
-    replica_set_name: text(p.replicaSetName),
-    shard_name: text(p.shardName),
-    database: text(p.database),
-    collection: text(p.collection),
-    op_type: text(p.opType),
-    invoice_id: text(p.invoiceId),
-    payment_id: text(p.paymentId),
-    maintenance_window_id: text(p.maintenanceWindowId),
-    metric_name: text(p.metricName),
-    is_global_admin: typeof p.isGlobalAdmin === 'boolean' ? p.isGlobalAdmin : null,
-    port: Number.isInteger(p.port) && (p.port as number) >= 0 && (p.port as number) <= INT32_MAX ? (p.port as number) : null,
-    current_value_number: finite(currentValue?.number),
-    current_value_units: text(currentValue?.units),
-    // JSON null and absence both mean "no raw document": the column stays NULL.
-    raw: p.raw ?? null,
-    payload: p,
-  };
+  const values = eventRowValues(scope, event);
+  return Object.fromEntries(EVENT_ROW_COLUMNS.map(({ name }, index) => [name, values[index]])) as EventRow;
 }
 
 /**
@@ -125,15 +155,12 @@ export function toEventRow(scope: Scope, event: ValidEvent): EventRow {
  * column (NULL for absent values) and, per jsonb column, the JSON text of an array holding every
  * row's value (JSON null when absent), which spares escaping large documents as array elements.
  */
-export function toColumnParameters(rows: readonly EventRow[]): Array<Array<string | null> | string> {
-  return EVENT_ROW_COLUMNS.map(({ name, type }) => {
-    if (type === 'jsonb') return toStorableJson(rows.map((row) => row[name] ?? null));
+export function toColumnParameters(rows: readonly (readonly RowValue[])[]): Array<Array<string | null> | string> {
+  return EVENT_ROW_COLUMNS.map(({ type }, index) => {
+    if (type === 'jsonb') return `[${rows.map((row) => (row[index] as string | null) ?? 'null').join(',')}]`;
     return rows.map((row) => {
-      const value = row[name];
-      // jsonb columns are handled above: what is left is text, a number or a boolean. Text that
-      // PostgreSQL refuses (NUL, lone surrogates) is made storable as the payload is.
-      if (value === null || value === undefined) return null;
-      return typeof value === 'string' ? toStorableText(value) : `${value as number | boolean}`;
+      const value = row[index]!;
+      return value === null || typeof value === 'string' ? value : `${value}`;
     });
   });
 }
@@ -146,10 +173,6 @@ export function dedupeById(events: readonly ValidEvent[]): ValidEvent[] {
     byId.set(event.id, event);
   }
   return [...byId.values()];
-}
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
 }
 
 function finite(value: unknown): number | null {

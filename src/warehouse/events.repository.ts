@@ -9,7 +9,7 @@ import { parseScope } from '../scope.js';
 import { COPY_ROW_COLUMNS, copyRowsText } from './copy-text.js';
 import { copyInOf, type CopyIn } from './copy-transaction.js';
 import { warehouseOf } from './database.js';
-import { EVENT_ROW_COLUMNS, dedupeById, toColumnParameters, toEventRow } from './event-row.js';
+import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, toColumnParameters } from './event-row.js';
 import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
 
@@ -22,7 +22,7 @@ export interface UpsertCounts {
 
 const COLUMN_NAMES = EVENT_ROW_COLUMNS.map((column) => column.name);
 const SOURCE_ALIAS = sql`r(${sql.join(COLUMN_NAMES.map((name) => sql.id(name)))})`;
-// Plain columns travel as text[] and are cast back here (toEventRow checked their types); jsonb
+// Plain columns travel as text[] and are cast back here (eventRowValues checked their types); jsonb
 // columns as one JSON array each. ROWS FROM zips them into rows.
 // JSON null (an absent raw document) becomes SQL NULL.
 const SOURCE_COLUMNS = sql.join(
@@ -100,7 +100,7 @@ async function copyNewEvents(
       'events',
       COPY_ROW_COLUMNS,
       copyRowsText(
-        fresh.map((event) => toEventRow(scope, event)),
+        fresh.map((event) => eventRowValues(scope, event)),
         now.toISOString(),
       ),
     );
@@ -129,7 +129,7 @@ async function scopesHolding(db: Kysely<Database>, ids: readonly string[]): Prom
 /** One INSERT … ON CONFLICT for events with distinct ids; `unchanged` is left to the caller. */
 async function upsertStatement(db: Kysely<Database>, scopeKey: string, distinct: readonly ValidEvent[], now: Date): Promise<UpsertCounts> {
   const scope = parseScope(scopeKey);
-  const parameters = toColumnParameters(distinct.map((event) => toEventRow(scope, event)));
+  const parameters = toColumnParameters(distinct.map((event) => eventRowValues(scope, event)));
   const stamp = now.toISOString();
   // Measured faster than one JSON recordset of whole rows (README, Benchmarks).
   const functions = parameters.map((values) =>

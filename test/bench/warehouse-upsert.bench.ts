@@ -12,12 +12,12 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { parseScope } from '../../src/scope.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
-import { toEventRow } from '../../src/warehouse/event-row.js';
+import { eventRowValues } from '../../src/warehouse/event-row.js';
 import { upsertEvents } from '../../src/warehouse/events.repository.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { syntheticEvents } from '../fixtures/events.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { COPY_COLUMNS, copyText } from './copy-rows.js';
+import { COPY_ROW_COLUMNS, copyRowsText } from '../../src/warehouse/copy-text.js';
 
 const PAGE = 500;
 const PAGES = 20;
@@ -44,8 +44,8 @@ async function main(): Promise<void> {
       const pages = Array.from({ length: PAGES }, (_, n) => events.slice(n * PAGE, (n + 1) * PAGE));
       const now = new Date();
       const copyPages = pages.map((page) =>
-        copyText(
-          page.map((e) => toEventRow(scope, e)),
+        copyRowsText(
+          page.map((e) => eventRowValues(scope, e)),
           now.toISOString(),
         ),
       );
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
         let started = performance.now();
         await pipeline(
           Readable.from([copyPages[n]!]),
-          copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${COPY_COLUMNS}) FROM STDIN`)),
+          copyClient.query(copyFrom(`COPY "${SCHEMA}".events_copy (${COPY_ROW_COLUMNS.map((c) => `"${c}"`).join(', ')}) FROM STDIN`)),
         );
         copyMs += performance.now() - started;
         started = performance.now();

@@ -1,8 +1,9 @@
 /**
  * The write path, stage by stage, on the same pages (1,000,000 emulator events by default,
  * WRITE_PATH_EVENTS to change), then end to end, all in one run:
- * - the mirror's CPU per event for each stage after HTTP (JSON parse and list check, event
- *   validation, row mapping and COPY text), beside the bare `JSON.parse` floor of the same bytes;
+ * - the mirror's CPU per event for each stage after HTTP (JSON parse and list check, slicing each
+ *   event's text out of the body, event validation, row mapping and COPY text), beside the bare
+ *   `JSON.parse` floor of the same bytes;
  * - PostgreSQL's CPU per event (the backend's, from /proc) for the mirror's page write (one
  *   transaction: lookup of the ids, COPY of the new events), beside a `COPY` of the same rows into
  *   an identical table with the same indexes (the floor) and beside the INSERT … ON CONFLICT
@@ -17,13 +18,14 @@ import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { resultTexts } from '../../src/api/result-texts.js';
 import { parseListBody } from '../../src/api/validate.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import { validateEvents } from '../../src/events/validate-event.js';
 import { parseScope } from '../../src/scope.js';
 import { COPY_ROW_COLUMNS, copyRowsText } from '../../src/warehouse/copy-text.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
-import { toEventRow } from '../../src/warehouse/event-row.js';
+import { eventRowValues } from '../../src/warehouse/event-row.js';
 import { upsertEvents, upsertEventsInOneStatement, type UpsertCounts } from '../../src/warehouse/events.repository.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     const copyStatement = `COPY events_copy (${COPY_ROW_COLUMNS.map((c) => `"${c}"`).join(', ')}) FROM STDIN`;
 
     const scope = parseScope(SCOPE);
-    const stages = { floor: 0, list: 0, validate: 0, rows: 0, copyText: 0 };
+    const stages = { floor: 0, list: 0, texts: 0, validate: 0, rows: 0, copyText: 0 };
     const fresh = { copy: { cpu: 0, wall: 0 }, mirror: { cpu: 0, wall: 0 }, statement: { cpu: 0, wall: 0 } };
     const again = { mirror: { cpu: 0, wall: 0 }, statement: { cpu: 0, wall: 0 } };
     const counts = { first: { inserted: 0, changed: 0, unchanged: 0 }, second: { inserted: 0, changed: 0, unchanged: 0 } };
@@ -111,11 +113,13 @@ async function main(): Promise<void> {
         return parsed.list;
       });
       stages.list += listMs;
-      const [checked, validateMs] = cpuMs(() => validateEvents(list.results));
+      const [texts, textsMs] = cpuMs(() => resultTexts(body));
+      stages.texts += textsMs;
+      const [checked, validateMs] = cpuMs(() => validateEvents(list.results, texts));
       stages.validate += validateMs;
       const valid = checked.events;
       events += valid.length;
-      const [rows, rowsMs] = cpuMs(() => valid.map((e) => toEventRow(scope, e)));
+      const [rows, rowsMs] = cpuMs(() => valid.map((e) => eventRowValues(scope, e)));
       stages.rows += rowsMs;
       const [text, textMs] = cpuMs(() => copyRowsText(rows, stamp.toISOString()));
       stages.copyText += textMs;
@@ -126,7 +130,8 @@ async function main(): Promise<void> {
     }
     // The same pages again (regenerated: a million parsed events would not fit the heap at once).
     for (let offset = 0; offset < EVENTS; offset += PAGE) {
-      const valid = validateEvents(dataset.query(SCOPE, { offset, limit: PAGE, includeRaw: false }).results).events;
+      const { results } = dataset.query(SCOPE, { offset, limit: PAGE, includeRaw: false });
+      const valid = validateEvents(results, resultTexts(JSON.stringify({ results }))).events;
       counts.second = sum(counts.second, await measured(pids.mirror, again.mirror, () => upsertEvents(mirror.db, SCOPE, valid, stamp)));
       await measured(pids.statement, again.statement, () => upsertEventsInOneStatement(statement.db, SCOPE, valid, stamp));
     }
@@ -140,12 +145,13 @@ async function main(): Promise<void> {
       throw new Error(`the page writes counted ${JSON.stringify(counts)} for ${events} events`);
 
     const perEvent = (ms: number) => (1000 * ms) / events; // µs
-    const mirrorTotal = stages.list + stages.validate + stages.rows + stages.copyText;
+    const mirrorTotal = stages.list + stages.texts + stages.validate + stages.rows + stages.copyText;
     const mirrorRatio = mirrorTotal / stages.floor;
     console.log(`${fmt(events)} events in ${fmt(events / PAGE)} pages of ${PAGE} (${fmt(bytes / events)} bytes an event as served)`);
     console.log('mirror CPU per event (µs), after HTTP:');
     console.log(`  JSON.parse of the page bytes (floor)       ${fmt(perEvent(stages.floor), 2)}`);
     console.log(`  parse + list check                         ${fmt(perEvent(stages.list), 2)}`);
+    console.log(`  each event's text sliced from the body     ${fmt(perEvent(stages.texts), 2)}`);
     console.log(`  event validation                           ${fmt(perEvent(stages.validate), 2)}`);
     console.log(`  row mapping                                ${fmt(perEvent(stages.rows), 2)}`);
     console.log(`  COPY text                                  ${fmt(perEvent(stages.copyText), 2)}`);

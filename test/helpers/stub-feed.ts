@@ -1,7 +1,8 @@
 /**
  * A plain HTTP server standing in for the Events API where a test needs pages the emulator would
  * never serve (exact payloads, one id in two feeds). It asks for no authentication (the client
- * sends none until challenged) and serves `pageOne(path)` as page 1 of every window, nothing after.
+ * sends none until challenged) and serves `pageOne(path)` as page 1 of every window, nothing after
+ * (as `bodyText` writes it, when a test needs the exact text).
  * With it, a sync runtime on a fresh PostgreSQL database or an in-memory embedded warehouse.
  */
 import { createServer } from 'node:http';
@@ -25,12 +26,14 @@ export async function startStubFeedSync(
   scopes: readonly string[],
   pageOne: (path: string) => unknown[],
   overrides: ConfigInput = {},
+  /** The body's text for a page's results (default: JSON.stringify of a plain list). */
+  bodyText: (results: unknown[]) => string = (results) => JSON.stringify({ links: [], results, totalCount: results.length }),
 ): Promise<StubFeedSync> {
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://stub');
     const results = url.searchParams.get('pageNum') === '1' ? pageOne(url.pathname) : [];
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ links: [], results, totalCount: results.length }));
+    res.end(bodyText(results));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let database: TestDatabase | undefined;

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { ApiEvent } from '../../src/events/types.js';
+import { validateEvents } from '../../src/events/validate-event.js';
 import type { Warehouse } from '../../src/warehouse/database.js';
 import { countEventsByScope, upsertEvents } from '../../src/warehouse/events.repository.js';
 import { recordRejected } from '../../src/warehouse/rejected.repository.js';
@@ -163,6 +164,18 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(row?.hostname).toBe('\\N');
       expect(row?.payload).toEqual({ ...event, id: `${scope}-${event.id}` });
       expect(await upsertEvents(warehouse.db, scope, rekey([event], scope), T1)).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+    });
+
+    it("stores the API's own text of an event, whitespace between its tokens included", async () => {
+      const scope = freshGroup();
+      const id = `${scope}-sent-as-text`;
+      const sent = `{\n\t"id": "${id}",\r\n\t"created": "2026-11-20T10:00:00Z",\n\t"username": "plain é 🌍", "big": 12345678901234567890}`;
+      const [event] = validateEvents([JSON.parse(sent)], [sent]).events;
+      expect(await upsertEvents(warehouse.db, scope, [event!], T0)).toMatchObject({ inserted: 1 });
+      const same = await sql<{ same: boolean; big: string }>`select payload = ${sent}::jsonb as same, payload->>'big' as big
+        from events where id = ${id}`.execute(warehouse.db);
+      expect(same.rows[0]).toEqual({ same: true, big: '12345678901234567890' });
+      expect(await upsertEvents(warehouse.db, scope, [event!], T1)).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
     });
 
     it('shares a transaction with the checkpoint: a rollback keeps neither', async () => {

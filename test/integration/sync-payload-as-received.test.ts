@@ -1,0 +1,80 @@
+/**
+ * An event's payload is stored from the text the API sent, not from the parsed object serialised
+ * again: numbers keep every digit (JSON.stringify would round 12345678901234567890), and the API's
+ * own whitespace, escapes and key order change nothing. Text holding a \u escape goes through the
+ * serialiser, which makes a refused character storable. On PostgreSQL (COPY) and the embedded
+ * warehouse (one statement), and a second read of the same page changes nothing.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeSettings } from '../../src/config.js';
+import { parseScope } from '../../src/scope.js';
+import { syncScope } from '../../src/sync/sync-scope.js';
+import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+
+const GROUP_ID = '6a0000000000000000000181';
+const GROUP = `group:${GROUP_ID}`;
+const created = (secondsAgo: number) => new Date(Math.floor(Date.now() / 1000 - secondsAgo) * 1000).toISOString().replace('.000Z', 'Z');
+
+/** Each event's text exactly as the API sends it. */
+const SENT = [
+  `{\n\t"id": "64bb00000000000000000001",\n\t"created": "${created(600)}",\n\t"eventTypeName": "JOINED_GROUP",\n\t"groupId": "${GROUP_ID}",` +
+    `\n\t"username": "tab\\there, quote \\" and backslash \\\\",\n\t"bigCount": 12345678901234567890,\n\t"ratio": 1.10\n}`,
+  `{"id":"64bb00000000000000000002","created":"${created(601)}","eventTypeName":"JOINED_GROUP","groupId":"${GROUP_ID}",` +
+    `"note":"emoji \\ud83d\\ude00, lone \\udc00, NUL \\u0000 and é"}`,
+  `{ "id" : "64bb00000000000000000003" , "created" : "${created(602)}" , "eventTypeName" : "JOINED_GROUP" ,\r\n` +
+    ` "nested" : { "results" : [ 1 , { "}" : "{\\\\" } ] } , "groupId" : "${GROUP_ID}" }`,
+  // No backslash at all: the fields need no escaping, only the whitespace between tokens does.
+  `{\n\t"id": "64bb00000000000000000004",\r\n\t"created": "${created(603)}",\n\t"eventTypeName": "JOINED_GROUP",\n\t"username": "plain é 😀",\n\t"groupId": "${GROUP_ID}"\n}`,
+];
+const BODY = `{\n  "links": [],\n  "results": [\n    ${SENT.join(',\n    ')}\n  ],\n  "totalCount": ${SENT.length}\n}`;
+
+describe.each(['postgres', 'pglite'] as const)('payloads stored as the API sent them (%s)', (kind) => {
+  let stub: StubFeedSync;
+
+  beforeAll(async () => {
+    const page = SENT.map((text) => JSON.parse(text) as unknown);
+    stub = await startStubFeedSync(
+      kind,
+      [GROUP],
+      () => page,
+      {},
+      (results) => (results.length > 0 ? BODY : JSON.stringify({ links: [], results, totalCount: 0 })),
+    );
+    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    expect(result.status, String(result.error)).toBe('succeeded');
+    expect(result.totals.inserted).toBe(SENT.length);
+  });
+  afterAll(async () => stub?.close());
+
+  it('keeps every digit and equals the sent text as jsonb', async () => {
+    const db = stub.runtime.warehouse.db;
+    for (const text of [SENT[0]!, SENT[2]!, SENT[3]!]) {
+      const { id } = JSON.parse(text) as { id: string };
+      const row = await sql<{ same: boolean }>`select payload = ${text}::jsonb as same from events where id = ${id}`.execute(db);
+      expect(row.rows[0]?.same, text).toBe(true);
+    }
+    const first = await db
+      .selectFrom('events')
+      .select([sql<string>`payload->>'bigCount'`.as('bigCount'), sql<string>`payload->>'ratio'`.as('ratio'), 'username'])
+      .where('id', '=', '64bb00000000000000000001')
+      .executeTakeFirstOrThrow();
+    expect(first).toEqual({ bigCount: '12345678901234567890', ratio: '1.10', username: 'tab\there, quote " and backslash \\' });
+  });
+
+  it('makes the characters PostgreSQL refuses storable in text that holds \\u escapes', async () => {
+    const row = await stub.runtime.warehouse.db
+      .selectFrom('events')
+      .select(sql<string>`payload->>'note'`.as('note'))
+      .where('id', '=', '64bb00000000000000000002')
+      .executeTakeFirstOrThrow();
+    expect(row.note).toBe('emoji 😀, lone \ufffd, NUL \ufffd and é');
+  });
+
+  it('changes nothing when the same page is read again', async () => {
+    const again = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    expect(again.status, String(again.error)).toBe('succeeded');
+    expect(again.totals.eventsSeen).toBeGreaterThan(0);
+    expect({ inserted: again.totals.inserted, changed: again.totals.changed }).toEqual({ inserted: 0, changed: 0 });
+  });
+});
