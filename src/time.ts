@@ -35,18 +35,25 @@ export function parseIsoDate(text: string): Date | undefined {
 // The form the API sends, taken on a fast path (it runs for every event of every page).
 const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function parseCanonicalUtc(text: string): Date | undefined {
-  const date = new Date(text);
-  // Date rolls overflowed fields over (2026-02-30 becomes March 2; 24:00 the next day): every field
-  // must read back as written.
-  const fieldsAsWritten =
-    date.getUTCFullYear() === 100 * digits(text, 0) + digits(text, 2) &&
-    date.getUTCMonth() + 1 === digits(text, 5) &&
-    date.getUTCDate() === digits(text, 8) &&
-    date.getUTCHours() === digits(text, 11) &&
-    date.getUTCMinutes() === digits(text, 14) &&
-    date.getUTCSeconds() === digits(text, 17);
-  return fieldsAsWritten ? date : undefined;
+  const year = 100 * digits(text, 0) + digits(text, 2);
+  const month = digits(text, 5);
+  const day = digits(text, 8);
+  const hour = digits(text, 11);
+  const minute = digits(text, 14);
+  const second = digits(text, 17);
+  // Every field must be in range: Date would roll 2026-02-30 over to March 2, and 24:00 to the next day.
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (monthDays === undefined || day < 1 || day > monthDays || hour > 23 || minute > 59 || second > 59) return undefined;
+  // `.d`, `.dd` or `.ddd` between the seconds and the Z.
+  const ms = text.length > 20 ? Number(text.slice(20, -1).padEnd(3, '0')) : 0;
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+  // Date.UTC reads years 0–99 as 1900–1999.
+  if (year < 100) date.setUTCFullYear(year);
+  return date;
 }
 
 /** The two-digit number at `at` (the caller matched the digits). */

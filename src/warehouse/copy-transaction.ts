@@ -12,8 +12,8 @@ import { quoteIdentifier } from './identifier.js';
 import { QueryDeadlineError, isQueryReadTimeout, type PostgresDeadlines } from './postgres-pool.js';
 import type { Database } from './tables.js';
 
-/** Streams rows in COPY's text format into `table` (columns in that order), inside a transaction. */
-export type CopyIn = (table: string, columns: readonly string[], text: string) => Promise<void>;
+/** Streams rows in COPY's text format (UTF-8) into `table` (columns in that order), inside a transaction. */
+export type CopyIn = (table: string, columns: readonly string[], rows: Buffer) => Promise<void>;
 
 const copyIns = new WeakMap<Kysely<Database>, CopyIn>();
 
@@ -50,7 +50,7 @@ export async function copyCapableTransaction<T>(
       }).withSchema(schema);
       connectionDbs.set(client, db);
     }
-    const copyIn: CopyIn = (table, columns, text) => copyRows(client, deadlines, schema, table, columns, text);
+    const copyIn: CopyIn = (table, columns, rows) => copyRows(client, deadlines, schema, table, columns, rows);
     return await db.transaction().execute(async (trx) => {
       copyIns.set(trx, copyIn);
       try {
@@ -76,11 +76,11 @@ async function copyRows(
   schema: string,
   table: string,
   columns: readonly string[],
-  text: string,
+  rows: Buffer,
 ): Promise<void> {
   const statement = `COPY ${quoteIdentifier(schema)}.${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
   try {
-    await pipeline(Readable.from([text]), client.query(copyFrom(statement)));
+    await pipeline(Readable.from([rows]), client.query(copyFrom(statement)));
   } catch (error) {
     // pg's query_timeout covers a COPY too; as for any query past it, the connection is dropped.
     if (isQueryReadTimeout(error)) {

@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
-import { COPY_ROW_COLUMNS, copyRowsText } from './copy-text.js';
+import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
 import { copyInOf, type CopyIn } from './copy-transaction.js';
 import { warehouseOf } from './database.js';
 import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, toColumnParameters } from './event-row.js';
@@ -99,7 +99,7 @@ async function copyNewEvents(
     await copyIn(
       'events',
       COPY_ROW_COLUMNS,
-      copyRowsText(
+      copyRows(
         fresh.map((event) => eventRowValues(scope, event)),
         now.toISOString(),
       ),

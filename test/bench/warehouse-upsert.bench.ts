@@ -17,7 +17,7 @@ import { upsertEvents } from '../../src/warehouse/events.repository.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { syntheticEvents } from '../fixtures/events.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { COPY_ROW_COLUMNS, copyRowsText } from '../../src/warehouse/copy-text.js';
+import { COPY_ROW_COLUMNS, copyRows } from '../../src/warehouse/copy-text.js';
 
 const PAGE = 500;
 const PAGES = 20;
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
       const pages = Array.from({ length: PAGES }, (_, n) => events.slice(n * PAGE, (n + 1) * PAGE));
       const now = new Date();
       const copyPages = pages.map((page) =>
-        copyRowsText(
+        copyRows(
           page.map((e) => eventRowValues(scope, e)),
           now.toISOString(),
         ),

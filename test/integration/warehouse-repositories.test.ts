@@ -178,6 +178,16 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       expect(await upsertEvents(warehouse.db, scope, [event!], T1)).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
     });
 
+    it('lands a page larger than the first COPY buffer, multi-byte text included', async () => {
+      const scope = freshGroup();
+      const long = `${'é😀'.repeat(40_000)}\t${'x'.repeat(100_000)}`;
+      const events = rekey([{ ...dataExplorer, username: long }, metricAlert, { ...dataExplorer, id: 'second', note: long }], scope);
+      expect(await upsertEvents(warehouse.db, scope, events, T0)).toMatchObject({ inserted: 3 });
+      const rows = await rowsOf(scope);
+      expect(rows.map((row) => row.username ?? null)).toContain(long);
+      expect(rows.map((row) => (row.payload as { note?: string }).note).filter(Boolean)).toEqual([long]);
+    });
+
     it('shares a transaction with the checkpoint: a rollback keeps neither', async () => {
       const scope = freshGroup();
       await expect(
