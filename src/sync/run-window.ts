@@ -7,22 +7,28 @@
  * by time (rule 5; into as many parts as its totalCount needs) and its parts read oldest first, so
  * the checkpoint only moves forward.
  */
+import type { Kysely } from 'kysely';
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';
 import { isLastPage } from '../api/pages.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
+import type { ValidEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
 import {
   isRowRefusal,
   isUniqueViolation,
+  lookupHeldScopes,
+  preparePage,
   upsertEvents,
+  type PreparedPage,
   upsertEventsInOneStatement,
   upsertEventsOneByOne,
 } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
+import type { Database } from '../warehouse/tables.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
@@ -95,9 +101,13 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   let checkpointed = false;
   const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
   const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
+  const prepareAhead = (fetched: Promise<IteratorResult<EventsPage, void>>, landing: EventsPage | undefined) =>
+    ctx.warehouse.kind === 'postgres' ? preparedAhead(ctx.warehouse, scope.scope.key, fetched, landing) : NOTHING_PREPARED;
   let next = fetchAhead(pages);
+  let prepared = prepareAhead(next, undefined);
   for (let result = await next; !result.done; result = await next) {
     const page = result.value;
+    const ready = await prepared;
     const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
     const parts = tooDeep ? splitForDepth(window, page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow) : undefined;
     if (tooDeep && !parts) {
@@ -108,9 +118,10 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     // The next page is fetched while this one lands, so HTTP and parsing overlap the database's
     // work; pages still land one at a time and in order.
     next = isLast || parts ? NO_MORE_PAGES : fetchAhead(pages);
+    prepared = prepareAhead(next, page);
     // The first page of a window about to be split still lands: its events are valid, only the
     // checkpoint waits for the parts.
-    await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined);
+    await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined, ready);
     checkpointed ||= isLast;
     if (parts) {
       log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
@@ -137,6 +148,31 @@ function fetchAhead(pages: AsyncIterator<EventsPage, void>): Promise<IteratorRes
   return next;
 }
 
+const NOTHING_PREPARED: Promise<PreparedPage | undefined> = Promise.resolve(undefined);
+
+/**
+ * As soon as the next page arrives, and while the current one lands, looks up on a connection of
+ * its own which of its events the warehouse holds and encodes the new ones: the page's transaction
+ * then only writes. Undefined when the lookup failed (the transaction looks them up itself).
+ */
+function preparedAhead(
+  warehouse: Warehouse,
+  scopeKey: string,
+  fetched: Promise<IteratorResult<EventsPage, void>>,
+  landing: EventsPage | undefined,
+): Promise<PreparedPage | undefined> {
+  return fetched
+    .then(async (result) => {
+      if (result.done) return undefined;
+      const held = new Map(await lookupHeldScopes(warehouse.db, result.value.events));
+      // The lookup cannot see the rows of the page landing meanwhile: they are this scope's by the
+      // time this page lands (a held event takes the statement path, which is always right).
+      for (const event of landing?.events ?? []) if (!held.has(event.id)) held.set(event.id, scopeKey);
+      return preparePage(scopeKey, result.value.events, held, new Date());
+    })
+    .catch(() => undefined);
+}
+
 async function landPage(
   ctx: SyncContext,
   scope: ScopeSettings,
@@ -144,13 +180,14 @@ async function landPage(
   page: EventsPage,
   totals: SyncTotals,
   checkpoint: Date | undefined,
+  prepared: PreparedPage | undefined,
 ): Promise<void> {
   const key = scope.scope.key;
   // The page lands at once; only when the warehouse refuses a value does it land again event by
   // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
   const upserts = {
-    page: upsertEvents,
+    page: (trx: Kysely<Database>, key: string, events: readonly ValidEvent[]) => upsertEvents(trx, key, events, new Date(), prepared),
     oneStatement: upsertEventsInOneStatement,
   };
   const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>

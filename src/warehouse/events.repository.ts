@@ -35,22 +35,65 @@ const SOURCE_COLUMNS = sql.join(
 
 const NOTHING: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
 
+/** The scope of each event id the warehouse holds (ids it does not hold are absent). */
+export type HeldScopes = ReadonlyMap<string, string>;
+
+/**
+ * A page sorted by what the warehouse holds, the new events already encoded for COPY: made from a
+ * lookup before the page's transaction (on PostgreSQL), so the transaction itself only writes.
+ */
+export interface PreparedPage {
+  readonly events: readonly ValidEvent[];
+  /** Not held: COPied in. */
+  readonly fresh: number;
+  readonly copied: Buffer | undefined;
+  /** Held under this scope: the statement (changed-only updates). */
+  readonly own: readonly ValidEvent[];
+  /** Held under another scope: a membership. */
+  readonly elsewhere: readonly ValidEvent[];
+}
+
+export function preparePage(scopeKey: string, events: readonly ValidEvent[], held: HeldScopes, now: Date): PreparedPage {
+  const distinct = dedupeById(events);
+  const scope = parseScope(scopeKey);
+  const fresh = distinct.filter((event) => !held.has(event.id));
+  return {
+    events,
+    fresh: fresh.length,
+    copied:
+      fresh.length > 0
+        ? copyRows(
+            fresh.map((event) => eventRowValues(scope, event)),
+            now.toISOString(),
+          )
+        : undefined,
+    own: distinct.filter((event) => held.get(event.id) === scopeKey),
+    elsewhere: distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey),
+  };
+}
+
 /**
  * Upserts one page (any size; pages are up to 500) atomically. Pass a transaction to move the
  * checkpoint with the rows; one opened by `Warehouse.transaction` on PostgreSQL COPies the new
  * events in. Given the warehouse's own `db` on PostgreSQL, the page gets such a transaction of its own.
+ * `prepared` (from `preparePage` of these events) spares the lookup and encoding inside the
+ * transaction: an id its lookup missed makes the COPY fail on the key, as a concurrent insert would.
  */
 export async function upsertEvents(
   db: Kysely<Database>,
   scopeKey: string,
   events: readonly ValidEvent[],
   now: Date = new Date(),
+  prepared?: PreparedPage,
 ): Promise<UpsertCounts> {
   if (events.length === 0) return NOTHING;
   const copyIn = copyInOf(db);
-  if (copyIn) return copyNewEvents(db, copyIn, scopeKey, events, now);
+  if (copyIn) {
+    const page = prepared?.events === events ? prepared : preparePage(scopeKey, events, await lookupHeldScopes(db, events), now);
+    return copyNewEvents(db, copyIn, scopeKey, page, now);
+  }
   const warehouse = warehouseOf(db);
-  if (warehouse?.kind === 'postgres') return warehouse.transaction((trx) => upsertEvents(trx, scopeKey, events, now));
+  if (warehouse?.kind === 'postgres') return warehouse.transaction((trx) => upsertEvents(trx, scopeKey, events, now, prepared));
   return upsertEventsInOneStatement(db, scopeKey, events, now);
 }
 
@@ -79,49 +122,25 @@ export async function upsertEventsInOneStatement(
  * go through the statement (changed-only updates); those another feed listed first become
  * memberships. A COPY that meets a row inserted since the lookup fails with unique_violation (23505).
  */
-async function copyNewEvents(
-  db: Kysely<Database>,
-  copyIn: CopyIn,
-  scopeKey: string,
-  events: readonly ValidEvent[],
-  now: Date,
-): Promise<UpsertCounts> {
-  const distinct = dedupeById(events);
-  const held = await scopesHolding(
-    db,
-    distinct.map((event) => event.id),
-  );
-  const fresh = distinct.filter((event) => !held.has(event.id));
-  const own = distinct.filter((event) => held.get(event.id) === scopeKey);
-  const elsewhere = distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey);
-  if (fresh.length > 0) {
-    const scope = parseScope(scopeKey);
-    await copyIn(
-      'events',
-      COPY_ROW_COLUMNS,
-      copyRows(
-        fresh.map((event) => eventRowValues(scope, event)),
-        now.toISOString(),
-      ),
-    );
-  }
-  const updated = own.length > 0 ? await upsertStatement(db, scopeKey, own, now) : NOTHING;
-  if (elsewhere.length > 0)
+async function copyNewEvents(db: Kysely<Database>, copyIn: CopyIn, scopeKey: string, page: PreparedPage, now: Date): Promise<UpsertCounts> {
+  if (page.copied) await copyIn('events', COPY_ROW_COLUMNS, page.copied);
+  const updated = page.own.length > 0 ? await upsertStatement(db, scopeKey, page.own, now) : NOTHING;
+  if (page.elsewhere.length > 0)
     await recordOtherScopes(
       db,
       scopeKey,
-      elsewhere.map((event) => event.id),
+      page.elsewhere.map((event) => event.id),
     );
-  const inserted = fresh.length + updated.inserted;
-  return { inserted, changed: updated.changed, unchanged: events.length - inserted - updated.changed };
+  const inserted = page.fresh + updated.inserted;
+  return { inserted, changed: updated.changed, unchanged: page.events.length - inserted - updated.changed };
 }
 
-/** The scope of each of these ids the warehouse holds. */
-async function scopesHolding(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
+/** Which of these events the warehouse holds, and under which scope (one index probe each). */
+export async function lookupHeldScopes(db: Kysely<Database>, events: readonly ValidEvent[]): Promise<Map<string, string>> {
   const rows = await db
     .selectFrom('events')
     .select(['id', 'scope'])
-    .where(sql<boolean>`${sql.ref('id')} = any(${ids.map(toStorableText)}::text[])`)
+    .where(sql<boolean>`${sql.ref('id')} = any(${events.map((event) => toStorableText(event.id))}::text[])`)
     .execute();
   return new Map(rows.map((row) => [row.id, row.scope]));
 }

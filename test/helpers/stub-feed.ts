@@ -2,7 +2,8 @@
  * A plain HTTP server standing in for the Events API where a test needs pages the emulator would
  * never serve (exact payloads, one id in two feeds). It asks for no authentication (the client
  * sends none until challenged) and serves `pageOne(path)` as page 1 of every window, nothing after
- * (as `bodyText` writes it, when a test needs the exact text).
+ * (or each page, when `pageOne` takes the page number too), as `bodyText` writes it when a test
+ * needs the exact text.
  * With it, a sync runtime on a fresh PostgreSQL database or an in-memory embedded warehouse.
  */
 import { createServer } from 'node:http';
@@ -24,14 +25,16 @@ export interface StubFeedSync {
 export async function startStubFeedSync(
   kind: 'postgres' | 'pglite',
   scopes: readonly string[],
-  pageOne: (path: string) => unknown[],
+  /** Page `pageNum` of every window; the default stub serves its events as page 1 and nothing after. */
+  pageOne: (path: string, pageNum: number) => unknown[],
   overrides: ConfigInput = {},
   /** The body's text for a page's results (default: JSON.stringify of a plain list). */
   bodyText: (results: unknown[]) => string = (results) => JSON.stringify({ links: [], results, totalCount: results.length }),
 ): Promise<StubFeedSync> {
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://stub');
-    const results = url.searchParams.get('pageNum') === '1' ? pageOne(url.pathname) : [];
+    const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
+    const results = pageOne.length > 1 || pageNum === 1 ? pageOne(url.pathname, pageNum) : [];
     res.setHeader('content-type', 'application/json');
     res.end(bodyText(results));
   });

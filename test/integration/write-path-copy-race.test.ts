@@ -3,7 +3,9 @@
  * feed and a project's may list the same event, and the other feed's transaction can insert it
  * between this page's lookup and its COPY: the COPY then waits for that transaction and fails on the
  * unique key. The page must land anyway (through the INSERT … ON CONFLICT statement), nothing lost,
- * nothing doubled, the row staying with the feed that committed it first.
+ * nothing doubled, the row staying with the feed that committed it first. And the lookup made for
+ * the next page while the current one lands cannot see the current page's rows: an event shifted
+ * across a page boundary must land once, counted once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -78,5 +80,33 @@ describe('a page COPied in while another feed inserts one of its events', () => 
       { event_id: SHARED, scope: ORG },
       { event_id: OWN, scope: GROUP },
     ]);
+  });
+});
+
+describe('pages of one window that overlap (an event shifted across the page boundary)', () => {
+  const at = (secondsAgo: number) => new Date(Math.floor(Date.now() / 1000 - secondsAgo) * 1000).toISOString().replace('.000Z', 'Z');
+  const event = (n: number) => ({
+    id: `64cd0000000000000000000${n}`,
+    created: at(3600 + n),
+    eventTypeName: 'JOINED_GROUP',
+    groupId: GROUP.slice(6),
+  });
+  // Three to a page: e3 and e5 are listed again at the top of the next page, as when newer events
+  // arrive while a window is read.
+  const PAGES = [[event(1), event(2), event(3)], [event(3), event(4), event(5)], [event(5)]];
+  let stub: StubFeedSync;
+
+  beforeAll(async () => {
+    stub = await startStubFeedSync('postgres', [GROUP], (_path, pageNum) => PAGES[pageNum - 1] ?? [], { api: { itemsPerPage: 3 } });
+  });
+  afterAll(async () => stub?.close());
+
+  it('lands each event once, counted once, whichever page saw it first', async () => {
+    const settings = scopeSettings(stub.config, parseScope(GROUP));
+    const result = await syncScope(stub.runtime.ctx, settings, { mode: 'sync' });
+    expect(result.status, String(result.error)).toBe('succeeded');
+    expect(result.totals).toMatchObject({ inserted: 5, changed: 0, rejected: 0 });
+    const rows = await stub.runtime.warehouse.db.selectFrom('events').select(['id', 'scope']).orderBy('id').execute();
+    expect(rows).toEqual([1, 2, 3, 4, 5].map((n) => ({ id: event(n).id, scope: GROUP })));
   });
 });
