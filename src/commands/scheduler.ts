@@ -1,6 +1,5 @@
 /** `events-mirror scheduler`: keeps one BullMQ job scheduler per configured scope. */
 import type { Command } from 'commander';
-import { runSchedulerProcess } from '../queue/scheduler-process.js';
 import { action, createContext } from './context.js';
 import { positiveInt } from './options.js';
 
@@ -23,6 +22,8 @@ export function registerSchedulerCommand(program: Command): void {
     .action(
       action(async (options: SchedulerOptions) => {
         const { config, logger } = createContext({ logFd: options.once ? 2 : 1 });
+        // Loaded when the command runs: BullMQ and ioredis take half a second, which other commands would pay.
+        const { runSchedulerProcess } = await import('../queue/scheduler-process.js');
         return runSchedulerProcess(config, logger, { once: options.once === true, reconcileSeconds: options.reconcileSeconds });
       }),
     );

@@ -1,6 +1,5 @@
 /** `events-mirror worker`: runs BullMQ poll and backfill-window jobs until SIGTERM/SIGINT. */
 import type { Command } from 'commander';
-import { runWorkerProcess } from '../queue/worker-process.js';
 import { action, createContext } from './context.js';
 import { positiveInt } from './options.js';
 
@@ -21,6 +20,8 @@ export function registerWorkerCommand(program: Command): void {
           logFd: 1,
           ...(options.concurrency ? { overrides: { worker: { concurrency: options.concurrency } } } : {}),
         });
+        // Loaded when the command runs: BullMQ and ioredis take half a second, which other commands would pay.
+        const { runWorkerProcess } = await import('../queue/worker-process.js');
         return runWorkerProcess(config, logger, { metricsHost: options.metricsHost });
       }),
     );

@@ -2,8 +2,7 @@
  * The report's charts as Vega-Lite specifications, rendered to SVG here (no browser, no network),
  * so the HTML file needs nothing but itself to show them.
  */
-import { View, parse } from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import type { ReportData } from './report-data.js';
 
 export interface Chart {
@@ -22,6 +21,8 @@ const CONFIG = {
 } as const;
 
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  // Loaded on first use: Vega takes most of a second to load, which every other command would pay.
+  const [{ View, parse }, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new View(parse(compile({ ...spec, config: { ...CONFIG, ...spec.config } }).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
