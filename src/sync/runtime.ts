@@ -51,9 +51,10 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
     ...(config.database.url ? { url: config.database.url } : {}),
     schema: config.database.schema,
     dataDir: config.database.dataDir,
-    // Every running scope pins one connection for its advisory lock and needs another for its
-    // queries; a smaller pool could deadlock with every connection holding a lock.
-    poolSize: 2 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
+    // Every running scope pins one connection for its advisory lock, needs another for its page's
+    // transaction, and a third for the lookup of its next page; a smaller pool could deadlock with
+    // every connection holding a lock, or make the lookups wait.
+    poolSize: 3 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
     deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
   });
