@@ -7,13 +7,11 @@
  * by time (rule 5; into as many parts as its totalCount needs) and its parts read oldest first, so
  * the checkpoint only moves forward.
  */
-import type { Kysely } from 'kysely';
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';
 import { isLastPage } from '../api/pages.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
-import type { ValidEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
@@ -28,7 +26,6 @@ import {
   upsertEventsOneByOne,
 } from '../warehouse/events.repository.js';
 import { recordRejected } from '../warehouse/rejected.repository.js';
-import type { Database } from '../warehouse/tables.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
@@ -164,7 +161,7 @@ function preparedAhead(
   return fetched
     .then(async (result) => {
       if (result.done) return undefined;
-      const held = new Map(await lookupHeldScopes(warehouse.db, result.value.events));
+      const held = await lookupHeldScopes(warehouse.db, result.value.events);
       // The lookup cannot see the rows of the page landing meanwhile: they are this scope's by the
       // time this page lands (a held event takes the statement path, which is always right).
       for (const event of landing?.events ?? []) if (!held.has(event.id)) held.set(event.id, scopeKey);
@@ -186,16 +183,17 @@ async function landPage(
   // The page lands at once; only when the warehouse refuses a value does it land again event by
   // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
-  const upserts = {
-    page: (trx: Kysely<Database>, key: string, events: readonly ValidEvent[]) => upsertEvents(trx, key, events, new Date(), prepared),
-    oneStatement: upsertEventsInOneStatement,
-  };
   const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>
     ctx.warehouse.transaction(async (trx) => {
       const written =
         how === 'oneByOne'
           ? await upsertEventsOneByOne(trx, key, page.events)
-          : { counts: await upserts[how](trx, key, page.events), refused: [] };
+          : {
+              counts: await (how === 'page'
+                ? upsertEvents(trx, key, page.events, new Date(), prepared)
+                : upsertEventsInOneStatement(trx, key, page.events)),
+              refused: [],
+            };
       const refused = new Set(written.refused.map((r) => r.payload));
       const sightings = seen.unseen(refused.size > 0 ? page.events.filter((e) => !refused.has(e.payload)) : page.events);
       const schema = await recordSchema(trx, key, sightings, ctx.now());

@@ -1,9 +1,9 @@
 /**
  * A plain HTTP server standing in for the Events API where a test needs pages the emulator would
  * never serve (exact payloads, one id in two feeds). It asks for no authentication (the client
- * sends none until challenged) and serves `pageOne(path)` as page 1 of every window, nothing after
- * (or each page, when `pageOne` takes the page number too), as `bodyText` writes it when a test
- * needs the exact text.
+ * sends none until challenged) and serves `page(path, pageNum)` for each page of every window, as
+ * `bodyText` writes it when a test needs the exact text. A page shorter than itemsPerPage ends a
+ * window, so a `page` that ignores the number serves its events as the only page.
  * With it, a sync runtime on a fresh PostgreSQL database or an in-memory embedded warehouse.
  */
 import { createServer } from 'node:http';
@@ -25,8 +25,7 @@ export interface StubFeedSync {
 export async function startStubFeedSync(
   kind: 'postgres' | 'pglite',
   scopes: readonly string[],
-  /** Page `pageNum` of every window; the default stub serves its events as page 1 and nothing after. */
-  pageOne: (path: string, pageNum: number) => unknown[],
+  page: (path: string, pageNum: number) => unknown[],
   overrides: ConfigInput = {},
   /** The body's text for a page's results (default: JSON.stringify of a plain list). */
   bodyText: (results: unknown[]) => string = (results) => JSON.stringify({ links: [], results, totalCount: results.length }),
@@ -34,7 +33,7 @@ export async function startStubFeedSync(
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://stub');
     const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
-    const results = pageOne.length > 1 || pageNum === 1 ? pageOne(url.pathname, pageNum) : [];
+    const results = page(url.pathname, pageNum);
     res.setHeader('content-type', 'application/json');
     res.end(bodyText(results));
   });
