@@ -30,6 +30,7 @@ import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
 import { formatWindow, isTooDeep, splitForDepth, type TimeWindow } from './planner.js';
+import { readAhead } from './read-ahead.js';
 import { logSchemaChanges, seenSchemaOf } from './schema-watch.js';
 import { addTotals, emptyTotals, formatCompletion, type SyncTotals } from './totals.js';
 
@@ -94,83 +95,93 @@ export async function runWindow(ctx: SyncContext, scope: ScopeSettings, window: 
 async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWindow, options: WindowOptions): Promise<SyncTotals> {
   const totals = emptyTotals();
   const log = ctx.logger.child({ scope: scope.scope.key, window: formatWindow(window) });
-  let first = true;
-  let checkpointed = false;
+  const { itemsPerPage, maxPagesPerWindow } = ctx.settings;
   const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
   const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
-  const prepareAhead = (fetched: Promise<IteratorResult<EventsPage, void>>, landing: EventsPage | undefined) =>
-    ctx.warehouse.kind === 'postgres' ? preparedAhead(ctx.warehouse, scope.scope.key, fetched, landing) : NOTHING_PREPARED;
-  let next = fetchAhead(pages);
-  let prepared = prepareAhead(next, undefined);
-  for (let result = await next; !result.done; result = await next) {
-    const page = result.value;
-    const ready = await prepared;
-    const tooDeep = first && isTooDeep(page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow);
-    const parts = tooDeep ? splitForDepth(window, page.totalCount, ctx.settings.itemsPerPage, ctx.settings.maxPagesPerWindow) : undefined;
-    if (tooDeep && !parts) {
-      log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
+  const partsOf = (page: EventsPage) =>
+    isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)
+      ? splitForDepth(window, page.totalCount, itemsPerPage, maxPagesPerWindow)
+      : undefined;
+  // The next pages are fetched and prepared while this one lands, so HTTP, parsing and the id
+  // lookup overlap the database's writes; pages still land one at a time and in order.
+  const ahead = readAhead(pages, {
+    depth: PAGES_AHEAD,
+    continuesAfter: (page, index) => !isLastPage(page, itemsPerPage) && !(index === 0 && partsOf(page)),
+    prepare: (page, unlanded) =>
+      ctx.warehouse.kind === 'postgres' ? prepareForCopy(ctx.warehouse, scope.scope.key, page, unlanded) : NOTHING_PREPARED,
+  });
+  let first = true;
+  let checkpointed = false;
+  // Two pages' transactions overlap: the next page writes while this one commits, and commits
+  // only after it. A page's writes all run before the next page's begin, so the next page can
+  // only ever wait on this one's rows, never the reverse (no deadlock PostgreSQL could not see).
+  let previous: Promise<void> = Promise.resolve();
+  try {
+    for (let ready = await ahead.next(); ready; ready = await ahead.next()) {
+      const { page, prepared } = ready;
+      const parts = first ? partsOf(page) : undefined;
+      if (first && !parts && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)) {
+        log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
+      }
+      first = false;
+      const isLast = !parts && isLastPage(page, itemsPerPage);
+      const checkpoint = isLast && options.advanceCheckpoint ? window.maxDate : undefined;
+      // The first page of a window about to be split still lands: its events are valid, only the
+      // checkpoint waits for the parts.
+      const landing = landPage(ctx, scope, window, page, totals, checkpoint, prepared, previous);
+      const landed = landing.landed.then(() => ahead.landed());
+      landed.catch(() => undefined);
+      await Promise.race([landing.written, landed]);
+      previous = landed;
+      checkpointed ||= isLast;
+      if (parts) {
+        await landed;
+        log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
+        for (const part of parts) addTotals(totals, await readWindow(ctx, scope, part, options));
+        return totals;
+      }
     }
-    first = false;
-    const isLast = !parts && isLastPage(page, ctx.settings.itemsPerPage);
-    // The next page is fetched while this one lands, so HTTP and parsing overlap the database's
-    // work; pages still land one at a time and in order.
-    next = isLast || parts ? NO_MORE_PAGES : fetchAhead(pages);
-    prepared = prepareAhead(next, page);
-    // The first page of a window about to be split still lands: its events are valid, only the
-    // checkpoint waits for the parts.
-    await landPage(ctx, scope, window, page, totals, isLast && options.advanceCheckpoint ? window.maxDate : undefined, ready);
-    checkpointed ||= isLast;
-    if (parts) {
-      log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
-      await pages.return?.();
-      for (const part of parts) addTotals(totals, await readWindow(ctx, scope, part, options));
-      return totals;
-    }
+    await previous;
+  } finally {
+    ahead.stop();
   }
   if (!checkpointed && options.advanceCheckpoint) await advanceWatermark(ctx.warehouse.db, scope.scope.key, window.maxDate);
   totals.windows += 1;
   return totals;
 }
 
-const NO_MORE_PAGES: Promise<IteratorResult<EventsPage, void>> = Promise.resolve({ done: true, value: undefined });
-
-/**
- * Asks for the next page now. A failure is still thrown where the result is awaited; marking it
- * handled here keeps it from counting as unhandled while a page lands, or when the page fetched
- * ahead is dropped because landing failed.
- */
-function fetchAhead(pages: AsyncIterator<EventsPage, void>): Promise<IteratorResult<EventsPage, void>> {
-  const next = pages.next();
-  next.catch(() => undefined);
-  return next;
-}
+/** Pages fetched and prepared beyond the one landing (measured: README, The write path). */
+const PAGES_AHEAD = 2;
 
 const NOTHING_PREPARED: Promise<PreparedPage | undefined> = Promise.resolve(undefined);
 
 /**
- * As soon as the next page arrives, and while the current one lands, looks up on a connection of
- * its own which of its events the warehouse holds and encodes the new ones: the page's transaction
- * then only writes. Undefined when the lookup failed (the transaction looks them up itself).
+ * Looks up on a connection of its own which of the page's events the warehouse holds, and encodes
+ * the new ones, so that the page's transaction only writes. Undefined when the lookup failed (the
+ * transaction looks them up itself).
  */
-function preparedAhead(
+async function prepareForCopy(
   warehouse: Warehouse,
   scopeKey: string,
-  fetched: Promise<IteratorResult<EventsPage, void>>,
-  landing: EventsPage | undefined,
+  page: EventsPage,
+  unlanded: readonly EventsPage[],
 ): Promise<PreparedPage | undefined> {
-  return fetched
-    .then(async (result) => {
-      if (result.done) return undefined;
-      const held = await lookupHeldScopes(warehouse.db, result.value.events);
-      // The lookup cannot see the rows of the page landing meanwhile: they are this scope's by the
-      // time this page lands (a held event takes the statement path, which is always right).
-      for (const event of landing?.events ?? []) if (!held.has(event.id)) held.set(event.id, scopeKey);
-      return preparePage(scopeKey, result.value.events, held, new Date());
-    })
-    .catch(() => undefined);
+  const held = await lookupHeldScopes(warehouse.db, page.events);
+  // The lookup cannot see the rows of earlier pages not committed yet: they are this scope's by the
+  // time this page lands (a held event takes the statement path, which is always right).
+  for (const earlier of unlanded) for (const event of earlier.events) if (!held.has(event.id)) held.set(event.id, scopeKey);
+  return preparePage(scopeKey, page.events, held, new Date());
 }
 
-async function landPage(
+interface Landing {
+  /** The page's writes are done; only its commit is left. */
+  readonly written: Promise<void>;
+  /** Committed, and counted in the totals. */
+  readonly landed: Promise<void>;
+}
+
+/** Lands one page in its own transaction, which commits only once `previous` (the page before) has. */
+function landPage(
   ctx: SyncContext,
   scope: ScopeSettings,
   window: TimeWindow,
@@ -178,6 +189,33 @@ async function landPage(
   totals: SyncTotals,
   checkpoint: Date | undefined,
   prepared: PreparedPage | undefined,
+  previous: Promise<void>,
+): Landing {
+  let written!: () => void;
+  const writes = new Promise<void>((resolve) => (written = resolve));
+  const previousLanded = previous.then(
+    () => true,
+    () => false,
+  );
+  const landed = landInOrder(ctx, scope, window, page, totals, checkpoint, prepared, async () => {
+    written();
+    if (!(await previousLanded)) throw new Error(`an earlier page of ${scope.scope.key}'s window failed to land`);
+  }).catch(async (error: unknown) => {
+    await previous; // the earliest page's failure is the one to report
+    throw error;
+  });
+  return { written: writes, landed };
+}
+
+async function landInOrder(
+  ctx: SyncContext,
+  scope: ScopeSettings,
+  window: TimeWindow,
+  page: EventsPage,
+  totals: SyncTotals,
+  checkpoint: Date | undefined,
+  prepared: PreparedPage | undefined,
+  beforeCommit: () => Promise<void>,
 ): Promise<void> {
   const key = scope.scope.key;
   // The page lands at once; only when the warehouse refuses a value does it land again event by
@@ -200,6 +238,7 @@ async function landPage(
       const rejected = [...page.rejected, ...written.refused];
       if (rejected.length > 0) await recordRejected(trx, key, rejected, new Date(), window);
       if (checkpoint) await advanceWatermark(trx, key, checkpoint);
+      await beforeCommit();
       return { counts: written.counts, rejected, sightings, schema };
     });
   let written: Awaited<ReturnType<typeof write>>;

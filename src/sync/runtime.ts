@@ -51,10 +51,11 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
     ...(config.database.url ? { url: config.database.url } : {}),
     schema: config.database.schema,
     dataDir: config.database.dataDir,
-    // Every running scope pins one connection for its advisory lock, needs another for its page's
-    // transaction, and a third for the lookup of its next page; a smaller pool could deadlock with
-    // every connection holding a lock, or make the lookups wait.
-    poolSize: 3 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
+    // Every running scope pins one connection for its advisory lock, needs two for its pages'
+    // transactions (the next page writes while this one commits), and one for the lookups of the
+    // pages read ahead; a smaller pool could deadlock with every connection holding a lock, or
+    // make the writes wait.
+    poolSize: 4 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
     deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
   });

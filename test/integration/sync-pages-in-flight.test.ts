@@ -1,0 +1,126 @@
+/**
+ * A window's pages are fetched ahead of the one landing, and the next page's transaction writes
+ * while the page before it commits. Two things must hold whatever the database's speed: every page
+ * is landed (a read-ahead that waits for room must still hand out every page), and no page commits
+ * before the one before it, so a commit that fails can never leave a later page, or the checkpoint
+ * its last page carries, in the warehouse without it. Slow and failing commits are made the way a
+ * real database makes them: in PostgreSQL, at COMMIT (deferred constraint triggers).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { scopeSettings } from '../../src/config.js';
+import { parseScope } from '../../src/scope.js';
+import { syncScope } from '../../src/sync/sync-scope.js';
+import { getSyncState } from '../../src/warehouse/state.repository.js';
+import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+
+const GROUP = 'group:6a0000000000000000000312';
+const PER_PAGE = 5;
+const at = (secondsAgo: number) => new Date(Math.floor(Date.now() / 1000 - secondsAgo) * 1000).toISOString().replace('.000Z', 'Z');
+const event = (n: number) => ({
+  id: `64ce${String(n).padStart(20, '0')}`,
+  created: at(3600 + n),
+  eventTypeName: 'JOINED_GROUP',
+  groupId: GROUP.slice(6),
+});
+/** Eleven full pages and a short last one, newest first. */
+const EVENTS = Array.from({ length: 11 * PER_PAGE + 3 }, (_, i) => event(i + 1));
+const pageOf = (pageNum: number) => EVENTS.slice((pageNum - 1) * PER_PAGE, pageNum * PER_PAGE);
+
+describe('pages landing while the next ones are read and written', () => {
+  let stub: StubFeedSync;
+  let admin: pg.Client;
+  let serve = pageOf;
+
+  beforeAll(async () => {
+    stub = await startStubFeedSync('postgres', [GROUP], (_path, pageNum) => serve(pageNum), {
+      api: { itemsPerPage: PER_PAGE, requestsPerMinute: { group: 1_000_000, org: 1_000_000 } },
+      sync: { windowSeconds: 30 * 86_400 },
+    });
+    admin = new pg.Client({ connectionString: stub.config.database.url });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    serve = pageOf;
+    await admin.query('drop trigger if exists at_commit on events_mirror.events');
+    await admin.query('drop trigger if exists on_insert on events_mirror.events');
+    await admin.query('truncate events_mirror.events, events_mirror.sync_state, events_mirror.sync_runs cascade');
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await stub?.close();
+  });
+
+  /** A trigger run for each row written, at COMMIT. */
+  async function atCommit(body: string): Promise<void> {
+    await admin.query(
+      `create or replace function events_mirror.at_commit() returns trigger language plpgsql as $$ begin ${body}; return null; end $$`,
+    );
+    await admin.query(
+      `create constraint trigger at_commit after insert or update on events_mirror.events deferrable initially deferred
+       for each row execute function events_mirror.at_commit()`,
+    );
+  }
+
+  const heldIds = async () =>
+    (await stub.runtime.warehouse.db.selectFrom('events').select('id').orderBy('id').execute()).map((row) => row.id);
+
+  it('lands every page when commits are slower than the API', async () => {
+    // 100 ms a commit: the pages read ahead fill up while each one lands.
+    await atCommit('perform pg_sleep(0.02)');
+    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    expect(result.status, String(result.error)).toBe('succeeded');
+    expect(result.totals).toMatchObject({ inserted: EVENTS.length, rejected: 0 });
+    expect(await heldIds()).toEqual(EVENTS.map((e) => e.id).sort());
+  });
+
+  it('commits no page, and moves no checkpoint, past a page whose commit failed; the next run lands it all', async () => {
+    // Page 10's commit fails late, after pages 11 and 12 (the last, which carries the checkpoint)
+    // have written their rows.
+    const failing = pageOf(10)[0]!.id;
+    await atCommit(
+      `if new.id = '${failing}' then perform pg_sleep(0.3); raise exception 'could not write to file: No space left on device'; end if`,
+    );
+    const settings = scopeSettings(stub.config, parseScope(GROUP));
+    const result = await syncScope(stub.runtime.ctx, settings, { mode: 'sync' });
+    expect(result.status).toBe('failed');
+    // The cause reported is the page that failed, not the pages rolled back after it.
+    expect(String(result.error)).toContain('No space left on device');
+    expect(await heldIds()).toEqual(
+      EVENTS.slice(0, 9 * PER_PAGE)
+        .map((e) => e.id)
+        .sort(),
+    );
+    expect((await getSyncState(stub.runtime.warehouse.db, GROUP))?.watermark ?? null).toBeNull();
+
+    await admin.query('drop trigger at_commit on events_mirror.events');
+    const again = await syncScope(stub.runtime.ctx, settings, { mode: 'sync' });
+    expect(again.status, String(again.error)).toBe('succeeded');
+    expect(again.totals).toMatchObject({ inserted: 3 * PER_PAGE - 2, rejected: 0 });
+    expect(await heldIds()).toEqual(EVENTS.map((e) => e.id).sort());
+    expect((await getSyncState(stub.runtime.warehouse.db, GROUP))?.watermark).not.toBeNull();
+  });
+
+  it('lands an event listed again at the top of the next page once, while the page before is still writing it', async () => {
+    // e5 ends page 1 and starts page 2, as when a newer event arrives while a window is read. Page
+    // 1's COPY is slow to reach it; page 2, fetched meanwhile, must not write e5 first and then wait
+    // for page 1 to commit while page 1 waits for its row (a deadlock PostgreSQL cannot see).
+    const pages = [EVENTS.slice(0, 5), EVENTS.slice(4, 9), EVENTS.slice(9, 10)];
+    serve = (pageNum) => pages[pageNum - 1] ?? [];
+    await admin.query(
+      `create or replace function events_mirror.on_insert() returns trigger language plpgsql as $$
+       begin if new.id = '${EVENTS[0]!.id}' then perform pg_sleep(0.3); end if; return new; end $$`,
+    );
+    await admin.query(
+      'create trigger on_insert before insert on events_mirror.events for each row execute function events_mirror.on_insert()',
+    );
+    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    expect(result.status, String(result.error)).toBe('succeeded');
+    expect(result.totals).toMatchObject({ inserted: 10, changed: 0, rejected: 0 });
+    expect(await heldIds()).toEqual(
+      EVENTS.slice(0, 10)
+        .map((e) => e.id)
+        .sort(),
+    );
+  });
+});
