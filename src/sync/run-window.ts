@@ -221,6 +221,9 @@ async function landInOrder(
   // The page lands at once; only when the warehouse refuses a value does it land again event by
   // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
+  // A refusal at COMMIT (the warehouse defers no constraint) is not retried: the next page has
+  // written by then, and another attempt's writes could wait on its rows while it waits for this.
+  let committing = false;
   const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>
     ctx.warehouse.transaction(async (trx) => {
       const written =
@@ -238,6 +241,7 @@ async function landInOrder(
       const rejected = [...page.rejected, ...written.refused];
       if (rejected.length > 0) await recordRejected(trx, key, rejected, new Date(), window);
       if (checkpoint) await advanceWatermark(trx, key, checkpoint);
+      committing = true;
       await beforeCommit();
       return { counts: written.counts, rejected, sightings, schema };
     });
@@ -245,12 +249,12 @@ async function landInOrder(
   try {
     written = await write('page');
   } catch (error) {
-    if (!isRowRefusal(error)) throw error;
+    if (!isRowRefusal(error) || committing) throw error;
     // Another feed's page inserted one of these events while this one was being COPied in: the
     // statement path takes such rows as they are. Any other refusal is a value: event by event.
     written = isUniqueViolation(error)
       ? await write('oneStatement').catch((again: unknown) => {
-          if (!isRowRefusal(again)) throw again;
+          if (!isRowRefusal(again) || committing) throw again;
           return write('oneByOne');
         })
       : await write('oneByOne');

@@ -123,4 +123,33 @@ describe('pages landing while the next ones are read and written', () => {
         .sort(),
     );
   });
+
+  it('does not write a page again after its commit was refused, once the next page has written', async () => {
+    // A refusal at COMMIT (a deferred check: the warehouse has none of its own) comes after page 2
+    // has written e5 too. Writing page 1 again would wait for page 2's e5, and page 2 waits for
+    // page 1's commit: the window fails instead, and the next run lands it.
+    const pages = [EVENTS.slice(0, 5), EVENTS.slice(4, 9), EVENTS.slice(9, 10)];
+    serve = (pageNum) => pages[pageNum - 1] ?? [];
+    // A sequence, not a table: it counts the commits refused even though each is rolled back.
+    await admin.query('create sequence events_mirror.refusals');
+    await atCommit(
+      `if new.id = '${EVENTS[0]!.id}' then
+         if nextval('events_mirror.refusals') = 1 then
+           perform pg_sleep(0.2);
+           raise exception 'refused at commit' using errcode = '23514';
+         end if;
+       end if`,
+    );
+    const settings = scopeSettings(stub.config, parseScope(GROUP));
+    const result = await syncScope(stub.runtime.ctx, settings, { mode: 'sync' });
+    expect(result.status).toBe('failed');
+    expect(String(result.error)).toContain('refused at commit');
+    const again = await syncScope(stub.runtime.ctx, settings, { mode: 'sync' });
+    expect(again.status, String(again.error)).toBe('succeeded');
+    expect(await heldIds()).toEqual(
+      EVENTS.slice(0, 10)
+        .map((e) => e.id)
+        .sort(),
+    );
+  });
 });
