@@ -128,7 +128,7 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
       const checkpoint = isLast && options.advanceCheckpoint ? window.maxDate : undefined;
       // The first page of a window about to be split still lands: its events are valid, only the
       // checkpoint waits for the parts.
-      const landing = landPage(ctx, scope, window, page, totals, checkpoint, prepared, previous);
+      const landing = landPage(ctx, { scope, window, page, totals, checkpoint, prepared }, previous);
       const landed = landing.landed.then(() => ahead.landed());
       landed.catch(() => undefined);
       await Promise.race([landing.written, landed]);
@@ -180,26 +180,28 @@ interface Landing {
   readonly landed: Promise<void>;
 }
 
+/** A page to land, and where its counts go. */
+interface PageLanding {
+  readonly scope: ScopeSettings;
+  readonly window: TimeWindow;
+  readonly page: EventsPage;
+  readonly totals: SyncTotals;
+  /** Moved in the page's transaction (the window's last page, in sync and poll runs). */
+  readonly checkpoint: Date | undefined;
+  readonly prepared: PreparedPage | undefined;
+}
+
 /** Lands one page in its own transaction, which commits only once `previous` (the page before) has. */
-function landPage(
-  ctx: SyncContext,
-  scope: ScopeSettings,
-  window: TimeWindow,
-  page: EventsPage,
-  totals: SyncTotals,
-  checkpoint: Date | undefined,
-  prepared: PreparedPage | undefined,
-  previous: Promise<void>,
-): Landing {
+function landPage(ctx: SyncContext, toLand: PageLanding, previous: Promise<void>): Landing {
   let written!: () => void;
   const writes = new Promise<void>((resolve) => (written = resolve));
   const previousLanded = previous.then(
     () => true,
     () => false,
   );
-  const landed = landInOrder(ctx, scope, window, page, totals, checkpoint, prepared, async () => {
+  const landed = landInOrder(ctx, toLand, async () => {
     written();
-    if (!(await previousLanded)) throw new Error(`an earlier page of ${scope.scope.key}'s window failed to land`);
+    if (!(await previousLanded)) throw new Error(`an earlier page of ${toLand.scope.scope.key}'s window failed to land`);
   }).catch(async (error: unknown) => {
     await previous; // the earliest page's failure is the one to report
     throw error;
@@ -207,16 +209,8 @@ function landPage(
   return { written: writes, landed };
 }
 
-async function landInOrder(
-  ctx: SyncContext,
-  scope: ScopeSettings,
-  window: TimeWindow,
-  page: EventsPage,
-  totals: SyncTotals,
-  checkpoint: Date | undefined,
-  prepared: PreparedPage | undefined,
-  beforeCommit: () => Promise<void>,
-): Promise<void> {
+async function landInOrder(ctx: SyncContext, toLand: PageLanding, beforeCommit: () => Promise<void>): Promise<void> {
+  const { scope, window, page, totals, checkpoint, prepared } = toLand;
   const key = scope.scope.key;
   // The page lands at once; only when the warehouse refuses a value does it land again event by
   // event, the refused ones set aside with the reason (one event never stops a scope).
