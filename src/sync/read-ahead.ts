@@ -8,6 +8,8 @@ import type { EventsPage } from '../api/client.js';
 
 export interface ReadyPage<P> {
   readonly page: EventsPage;
+  /** The page's place in the window, from 0. */
+  readonly index: number;
   /** Undefined when preparing failed: the page's transaction then does it itself. */
   readonly prepared: P | undefined;
 }
@@ -17,15 +19,15 @@ export interface ReadAheadOptions<P> {
   readonly depth: number;
   /** Whether to ask for the page after this one (`index` counts from 0). */
   readonly continuesAfter: (page: EventsPage, index: number) => boolean;
-  /** `unlanded`: the earlier pages not yet landed when this one arrived; their rows may not be visible yet. */
+  /** `unlanded`: the earlier pages not landed when this one arrived; their rows may not be visible yet. */
   readonly prepare: (page: EventsPage, unlanded: readonly EventsPage[]) => Promise<P | undefined>;
 }
 
 export interface ReadAhead<P> {
   /** The next page with its preparation; undefined after the last. Throws the page's fetch error. */
   next(): Promise<ReadyPage<P> | undefined>;
-  /** The page last handed out has landed (committed): the read-ahead may go one page further. */
-  landed(): void;
+  /** The page at `index` has landed (committed), in whatever order pages land. */
+  landed(index: number): void;
   /** Asks for no more pages; those in flight are dropped, their failures ignored. */
   stop(): void;
 }
@@ -33,7 +35,6 @@ export interface ReadAhead<P> {
 export function readAhead<P>(pages: AsyncIterator<EventsPage, void>, options: ReadAheadOptions<P>): ReadAhead<P> {
   const slots: Array<Promise<ReadyPage<P> | undefined>> = [];
   const arrived = new Map<number, EventsPage>();
-  let landed = 0;
   let taken = 0;
   let stopped = false;
   let waitingForRoom = false;
@@ -48,11 +49,12 @@ export function readAhead<P>(pages: AsyncIterator<EventsPage, void>, options: Re
     const result = await pages.next();
     if (result.done) return undefined;
     const page = result.value;
+    // Pages arrive in order: those still here arrived earlier and have not landed.
+    const unlanded = [...arrived.values()];
     arrived.set(index, page);
     if (options.continuesAfter(page, index)) askWhenRoom();
-    const unlanded = Array.from({ length: index - landed }, (_, i) => arrived.get(landed + i)!);
     const prepared = await options.prepare(page, unlanded).catch(() => undefined);
-    return { page, prepared };
+    return { page, index, prepared };
   };
   const ask = (): void => {
     const slot = arrival(slots.length);
@@ -69,10 +71,7 @@ export function readAhead<P>(pages: AsyncIterator<EventsPage, void>, options: Re
       if (waitingForRoom) askWhenRoom();
       return slot;
     },
-    landed: () => {
-      arrived.delete(landed);
-      landed += 1;
-    },
+    landed: (index) => void arrived.delete(index),
     stop: () => {
       stopped = true;
     },

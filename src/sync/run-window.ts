@@ -30,6 +30,7 @@ import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
 import { formatWindow, isTooDeep, splitForDepth, type TimeWindow } from './planner.js';
+import { PagesInFlight } from './pages-in-flight.js';
 import { readAhead } from './read-ahead.js';
 import { logSchemaChanges, seenSchemaOf } from './schema-watch.js';
 import { addTotals, emptyTotals, formatCompletion, type SyncTotals } from './totals.js';
@@ -102,8 +103,8 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)
       ? splitForDepth(window, page.totalCount, itemsPerPage, maxPagesPerWindow)
       : undefined;
-  // The next pages are fetched and prepared while this one lands, so HTTP, parsing and the id
-  // lookup overlap the database's writes; pages still land one at a time and in order.
+  // The next pages are fetched and prepared while pages land, so HTTP, parsing and the id lookups
+  // overlap the database's writes.
   const ahead = readAhead(pages, {
     depth: PAGES_AHEAD,
     continuesAfter: (page, index) => !isLastPage(page, itemsPerPage) && !(index === 0 && partsOf(page)),
@@ -112,13 +113,10 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   });
   let first = true;
   let checkpointed = false;
-  // Two pages' transactions overlap: the next page writes while this one commits, and commits
-  // only after it. A page's writes all run before the next page's begin, so the next page can
-  // only ever wait on this one's rows, never the reverse (no deadlock PostgreSQL could not see).
-  let previous: Promise<void> = Promise.resolve();
+  const inFlight = new PagesInFlight(PAGES_IN_FLIGHT);
   try {
     for (let ready = await ahead.next(); ready; ready = await ahead.next()) {
-      const { page, prepared } = ready;
+      const { page, prepared, index } = ready;
       const parts = first ? partsOf(page) : undefined;
       if (first && !parts && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)) {
         log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
@@ -126,22 +124,28 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
       first = false;
       const isLast = !parts && isLastPage(page, itemsPerPage);
       const checkpoint = isLast && options.advanceCheckpoint ? window.maxDate : undefined;
+      const ids = page.events.map((event) => event.id);
+      await inFlight.room(ids, checkpoint !== undefined);
       // The first page of a window about to be split still lands: its events are valid, only the
       // checkpoint waits for the parts.
-      const landing = landPage(ctx, { scope, window, page, totals, checkpoint, prepared }, previous);
-      const landed = landing.landed.then(() => ahead.landed());
-      landed.catch(() => undefined);
-      await Promise.race([landing.written, landed]);
-      previous = landed;
+      const landing = landPage(ctx, { scope, window, page, totals, checkpoint, prepared });
+      inFlight.add(
+        landing.then(() => ahead.landed(index)),
+        ids,
+      );
       checkpointed ||= isLast;
       if (parts) {
-        await landed;
+        await inFlight.settle();
         log.debug({ totalCount: page.totalCount, parts: parts.length }, 'window too deep to page: splitting it');
         for (const part of parts) addTotals(totals, await readWindow(ctx, scope, part, options));
         return totals;
       }
     }
-    await previous;
+    await inFlight.settle();
+  } catch (error) {
+    // No transaction of this window outlives it (the scope's lock is released after it).
+    await inFlight.settle().catch(() => undefined);
+    throw error;
   } finally {
     ahead.stop();
   }
@@ -150,8 +154,10 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   return totals;
 }
 
-/** Pages fetched and prepared beyond the one landing (measured: README, The write path). */
+/** Pages fetched and prepared beyond the one handed out (measured: README, The write path). */
 const PAGES_AHEAD = 2;
+/** Page transactions of one window at once (two: PostgreSQL then writes on both cores of a small machine). */
+const PAGES_IN_FLIGHT = 2;
 
 const NOTHING_PREPARED: Promise<PreparedPage | undefined> = Promise.resolve(undefined);
 
@@ -173,13 +179,6 @@ async function prepareForCopy(
   return preparePage(scopeKey, page.events, held, new Date());
 }
 
-interface Landing {
-  /** The page's writes are done; only its commit is left. */
-  readonly written: Promise<void>;
-  /** Committed, and counted in the totals. */
-  readonly landed: Promise<void>;
-}
-
 /** A page to land, and where its counts go. */
 interface PageLanding {
   readonly scope: ScopeSettings;
@@ -191,33 +190,12 @@ interface PageLanding {
   readonly prepared: PreparedPage | undefined;
 }
 
-/** Lands one page in its own transaction, which commits only once `previous` (the page before) has. */
-function landPage(ctx: SyncContext, toLand: PageLanding, previous: Promise<void>): Landing {
-  let written!: () => void;
-  const writes = new Promise<void>((resolve) => (written = resolve));
-  const previousLanded = previous.then(
-    () => true,
-    () => false,
-  );
-  const landed = landInOrder(ctx, toLand, async () => {
-    written();
-    if (!(await previousLanded)) throw new Error(`an earlier page of ${toLand.scope.scope.key}'s window failed to land`);
-  }).catch(async (error: unknown) => {
-    await previous; // the earliest page's failure is the one to report
-    throw error;
-  });
-  return { written: writes, landed };
-}
-
-async function landInOrder(ctx: SyncContext, toLand: PageLanding, beforeCommit: () => Promise<void>): Promise<void> {
+async function landPage(ctx: SyncContext, toLand: PageLanding): Promise<void> {
   const { scope, window, page, totals, checkpoint, prepared } = toLand;
   const key = scope.scope.key;
   // The page lands at once; only when the warehouse refuses a value does it land again event by
   // event, the refused ones set aside with the reason (one event never stops a scope).
   const seen = seenSchemaOf(ctx.warehouse);
-  // A refusal at COMMIT (the warehouse defers no constraint) is not retried: the next page has
-  // written by then, and another attempt's writes could wait on its rows while it waits for this.
-  let committing = false;
   const write = (how: 'page' | 'oneStatement' | 'oneByOne') =>
     ctx.warehouse.transaction(async (trx) => {
       const written =
@@ -235,20 +213,18 @@ async function landInOrder(ctx: SyncContext, toLand: PageLanding, beforeCommit: 
       const rejected = [...page.rejected, ...written.refused];
       if (rejected.length > 0) await recordRejected(trx, key, rejected, new Date(), window);
       if (checkpoint) await advanceWatermark(trx, key, checkpoint);
-      committing = true;
-      await beforeCommit();
       return { counts: written.counts, rejected, sightings, schema };
     });
   let written: Awaited<ReturnType<typeof write>>;
   try {
     written = await write('page');
   } catch (error) {
-    if (!isRowRefusal(error) || committing) throw error;
+    if (!isRowRefusal(error)) throw error;
     // Another feed's page inserted one of these events while this one was being COPied in: the
     // statement path takes such rows as they are. Any other refusal is a value: event by event.
     written = isUniqueViolation(error)
       ? await write('oneStatement').catch((again: unknown) => {
-          if (!isRowRefusal(again) || committing) throw again;
+          if (!isRowRefusal(again)) throw again;
           return write('oneByOne');
         })
       : await write('oneByOne');

@@ -46,8 +46,8 @@ describe('readAhead', () => {
     expect(asked).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it('gives each page the earlier pages not landed yet when it arrived', async () => {
-    const { iterator } = windowOf([2, 2, 2, 1]);
+  it('gives each page the earlier pages not landed yet when it arrived, whatever order they land in', async () => {
+    const { iterator } = windowOf([2, 2, 2, 2, 1]);
     const seen: Array<[number, number[]]> = [];
     const ahead = readAhead(iterator, {
       depth: 2,
@@ -55,16 +55,21 @@ describe('readAhead', () => {
       prepare: async (p, unlanded) => void seen.push([p.pageNum, unlanded.map((u) => u.pageNum)]),
     });
     const first = await ahead.next();
+    const second = await ahead.next();
     await settle();
-    ahead.landed();
-    expect(first?.page.pageNum).toBe(1);
-    for (let ready = await ahead.next(); ready; ready = await ahead.next()) ahead.landed();
-    // Pages 2 and 3 arrived while page 1 was handed out and not landed; page 4 after it landed.
+    // Page 2 commits before page 1 (they were in flight together), then page 5 is asked for.
+    ahead.landed(second!.index);
+    const third = await ahead.next();
+    await settle();
+    ahead.landed(first!.index);
+    ahead.landed(third!.index);
+    for (let ready = await ahead.next(); ready; ready = await ahead.next()) ahead.landed(ready.index);
     expect(seen).toEqual([
       [1, []],
       [2, [1]],
       [3, [1, 2]],
-      [4, [2, 3]],
+      [4, [1, 2, 3]],
+      [5, [1, 3, 4]],
     ]);
   });
 
