@@ -1,7 +1,7 @@
 /**
- * A window's pages read ahead of the page landing. Each page is asked for as soon as the one before
- * it arrives (never speculatively: a request past the last page would spend the API's budget), at
- * most `depth` pages ahead of the one landing, and prepared for its transaction as soon as it
+ * A window's pages read ahead of the page handed out. Each page is asked for as soon as the one
+ * before it arrives (never speculatively: a request past the last page would spend the API's
+ * budget), at most `depth` pages ahead of the one handed out, and prepared for its transaction as soon as it
  * arrives. Pages are handed out one at a time and in order.
  */
 import type { EventsPage } from '../api/client.js';
@@ -15,7 +15,7 @@ export interface ReadyPage<P> {
 }
 
 export interface ReadAheadOptions<P> {
-  /** Pages asked for beyond the one landing. */
+  /** Pages asked for beyond the one handed out (at least 1). */
   readonly depth: number;
   /** Whether to ask for the page after this one (`index` counts from 0). */
   readonly continuesAfter: (page: EventsPage, index: number) => boolean;

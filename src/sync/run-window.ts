@@ -3,7 +3,7 @@
  *
  * Each page is upserted in its own transaction with its rejected events; on the window's last page
  * the checkpoint moves in that same transaction (DESIGN rule 3), so a crash at any point re-reads
- * and never skips. A window whose first page reports more events than the allowed depth is split
+ * and never skips. Two pages of a window write at once (pages-in-flight.ts says when one waits). A window whose first page reports more events than the allowed depth is split
  * by time (rule 5; into as many parts as its totalCount needs) and its parts read oldest first, so
  * the checkpoint only moves forward.
  */
@@ -111,17 +111,15 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     prepare: (page, unlanded) =>
       ctx.warehouse.kind === 'postgres' ? prepareForCopy(ctx.warehouse, scope.scope.key, page, unlanded) : NOTHING_PREPARED,
   });
-  let first = true;
   let checkpointed = false;
   const inFlight = new PagesInFlight(PAGES_IN_FLIGHT);
   try {
     for (let ready = await ahead.next(); ready; ready = await ahead.next()) {
       const { page, prepared, index } = ready;
-      const parts = first ? partsOf(page) : undefined;
-      if (first && !parts && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)) {
+      const parts = index === 0 ? partsOf(page) : undefined;
+      if (index === 0 && !parts && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)) {
         log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
       }
-      first = false;
       const isLast = !parts && isLastPage(page, itemsPerPage);
       const checkpoint = isLast && options.advanceCheckpoint ? window.maxDate : undefined;
       const ids = page.events.map((event) => event.id);

@@ -52,9 +52,9 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
     schema: config.database.schema,
     dataDir: config.database.dataDir,
     // Every running scope pins one connection for its advisory lock, needs two for its pages'
-    // transactions (the next page writes while this one commits), and one for the lookups of the
-    // pages read ahead; a smaller pool could deadlock with every connection holding a lock, or
-    // make the writes wait.
+    // transactions (two pages of a window write at once), and one for the lookups of the pages
+    // read ahead; a smaller pool could deadlock with every connection holding a lock, or make the
+    // writes wait.
     poolSize: 4 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
     deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
