@@ -5,8 +5,64 @@
 
 /** `YYYY-MM-DDTHH:MM:SSZ`, whole seconds (fractions are truncated, never rounded up). */
 export function formatApiDate(date: Date | number): string {
-  const ms = typeof date === 'number' ? date : date.getTime();
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return formatUtc(typeof date === 'number' ? date : date.getTime(), false);
+}
+
+/**
+ * Exactly `date.toISOString()`, about four times cheaper: V8 formats that through a C++ runtime
+ * call (about 0.6 µs), and the warehouse writes one for every event. Throws as toISOString does
+ * for an invalid date.
+ */
+export function isoTimestamp(date: Date | number): string {
+  return formatUtc(typeof date === 'number' ? date : date.getTime(), true);
+}
+
+const MS_PER_DAY = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+// Years 0000–9999: outside them toISOString writes six-digit signed years, left to it.
+const FIRST_FOUR_DIGIT_MS = -62_167_219_200_000;
+const AFTER_FOUR_DIGIT_MS = 253_402_300_800_000;
+
+function formatUtc(ms: number, withMillis: boolean): string {
+  if (!(ms >= FIRST_FOUR_DIGIT_MS && ms < AFTER_FOUR_DIGIT_MS)) {
+    const text = new Date(ms).toISOString();
+    return withMillis ? text : text.replace(/\.\d{3}Z$/, 'Z');
+  }
+  const days = Math.floor(ms / MS_PER_DAY);
+  let rest = ms - days * MS_PER_DAY;
+  const { year, month, day } = civilFromDays(days);
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  const date = `${TWO_DIGITS[Math.floor(year / 100)]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+  const time = `${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}`;
+  return withMillis ? `${date}T${time}.${THREE_DIGITS[rest - second * 1000]}Z` : `${date}T${time}Z`;
+}
+
+// Days since 1970-01-01 to and from a proleptic Gregorian date, in integer arithmetic
+// (H. Hinnant's chrono-compatible algorithms; eras of 400 years start on March 1st).
+function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1 };
+}
+
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
 }
 
 // Date, optional time with optional fraction, and a zone (Z or ±HH:MM) when a time is given.
@@ -50,10 +106,7 @@ function parseCanonicalUtc(text: string): Date | undefined {
   if (monthDays === undefined || day < 1 || day > monthDays || hour > 23 || minute > 59 || second > 59) return undefined;
   // `.d`, `.dd` or `.ddd` between the seconds and the Z.
   const ms = text.length > 20 ? Number(text.slice(20, -1).padEnd(3, '0')) : 0;
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
-  // Date.UTC reads years 0–99 as 1900–1999.
-  if (year < 100) date.setUTCFullYear(year);
-  return date;
+  return new Date(daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + ms);
 }
 
 /** The two-digit number at `at` (the caller matched the digits). */

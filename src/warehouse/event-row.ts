@@ -5,6 +5,7 @@
  */
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
+import { isoTimestamp } from '../time.js';
 import { storablePayloadJson, toStorableJson, toStorableText } from './storable-json.js';
 
 /** Stored when an event has no string `eventTypeName` (the column is NOT NULL). */
@@ -115,7 +116,7 @@ export function eventRowValues(scope: Scope, event: ValidEvent): RowValue[] {
   const values = ALL_NULL.slice();
   values[ID] = plain ? event.id : toStorableText(event.id);
   values[SCOPE] = scope.key;
-  values[CREATED] = event.created.toISOString();
+  values[CREATED] = isoTimestamp(event.created);
   const p = event.payload as Record<string, unknown>;
   for (const field in p) {
     const value = p[field];
