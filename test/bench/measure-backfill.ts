@@ -381,7 +381,9 @@ export async function measureWorkers(shape: BackfillShape, workers: number): Pro
         windows += Number(/ of (\d+) windows added/.exec(queued.stdout)?.[1] ?? NaN);
       }
       const processes: Spawned[] = [];
-      for (let n = 0; n < workers; n++) processes.push(spawnCli(stage, ['worker'], { env: { METRICS_PORT: String(await freePort()) } }));
+      const nodeArgs = process.env.WORKER_SCALING_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+      for (let n = 0; n < workers; n++)
+        processes.push(spawnCli(stage, ['worker'], { nodeArgs, env: { METRICS_PORT: String(await freePort()) } }));
       // Done when every window has its succeeded run; timed by those runs (first start to last
       // finish), so the workers' own start is not counted as backfill time.
       const runs = async () =>

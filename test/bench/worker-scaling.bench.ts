@@ -6,6 +6,7 @@
  * the workers' peak RSS, to show where throughput stops growing and which side saturates.
  * Fresh database, private Redis and emulator per run; 127.0.0.1 only.
  * WORKER_SCALING_SCOPES (8) × WORKER_SCALING_EVENTS (100,000 a scope), WORKER_SCALING_WORKERS (1,2,4).
+ * Profile the workers: WORKER_SCALING_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx …
  * Run: npx tsx test/bench/worker-scaling.bench.ts
  */
 import { measureWorkers, type WorkersMeasure } from './measure-backfill.js';
