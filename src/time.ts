@@ -116,7 +116,7 @@ function digits(text: string, at: number): number {
 
 /** A timestamp for people: ISO 8601 UTC without milliseconds, `-` when there is none. */
 export function formatTimestamp(date: Date | null | undefined): string {
-  return date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+  return date ? formatApiDate(date) : '-';
 }
 
 export function secondsToMs(seconds: number): number {

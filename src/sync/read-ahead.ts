@@ -1,8 +1,8 @@
 /**
  * A window's pages read ahead of the page handed out. Each page is asked for as soon as the one
  * before it arrives (never speculatively: a request past the last page would spend the API's
- * budget), at most `depth` pages ahead of the one handed out, and prepared for its transaction as soon as it
- * arrives. Pages are handed out one at a time and in order.
+ * budget), at most `depth` pages ahead of the one handed out, and prepared for its transaction as
+ * soon as it arrives. Pages are handed out one at a time and in order.
  */
 import type { EventsPage } from '../api/client.js';
 

@@ -3,9 +3,10 @@
  *
  * Each page is upserted in its own transaction with its rejected events; on the window's last page
  * the checkpoint moves in that same transaction (DESIGN rule 3), so a crash at any point re-reads
- * and never skips. Two pages of a window write at once (pages-in-flight.ts says when one waits). A window whose first page reports more events than the allowed depth is split
- * by time (rule 5; into as many parts as its totalCount needs) and its parts read oldest first, so
- * the checkpoint only moves forward.
+ * and never skips. Two pages of a window write at once (pages-in-flight.ts says when one waits). A
+ * window whose first page reports more events than the allowed depth is split by time (rule 5; into
+ * as many parts as its totalCount needs) and its parts read oldest first, so the checkpoint only
+ * moves forward.
  */
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';

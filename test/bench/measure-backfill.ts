@@ -232,6 +232,11 @@ interface Spawned {
   readonly exited: ReturnType<typeof waitForExit>;
 }
 
+/** Node flags for the spawned CLI from an environment variable (space-separated), e.g. `--cpu-prof`. */
+function nodeArgsFrom(variable: string): string[] {
+  return process.env[variable]?.split(' ').filter(Boolean) ?? [];
+}
+
 function spawnCli(
   stage: Stage,
   args: readonly string[],
@@ -326,7 +331,7 @@ async function sampleUntil<T>(
 export async function measureBackfill(shape: BackfillShape): Promise<BackfillMeasure> {
   if (shape.scopes !== 1) throw new Error('measureBackfill runs one scope; measureWorkers runs many');
   return withStage(shape, {}, async (stage) => {
-    const nodeArgs = process.env.SYNC_BACKFILL_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const nodeArgs = nodeArgsFrom('SYNC_BACKFILL_NODE_ARGS');
     const backfill = spawnCli(
       stage,
       ['backfill', '--scope', `group:${stage.groups[0]}`, '--from', iso(stage.from), '--to', iso(stage.to)],
@@ -381,7 +386,7 @@ export async function measureWorkers(shape: BackfillShape, workers: number): Pro
         windows += Number(/ of (\d+) windows added/.exec(queued.stdout)?.[1] ?? NaN);
       }
       const processes: Spawned[] = [];
-      const nodeArgs = process.env.WORKER_SCALING_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+      const nodeArgs = nodeArgsFrom('WORKER_SCALING_NODE_ARGS');
       for (let n = 0; n < workers; n++)
         processes.push(spawnCli(stage, ['worker'], { nodeArgs, env: { METRICS_PORT: String(await freePort()) } }));
       // Done when every window has its succeeded run; timed by those runs (first start to last
