@@ -364,6 +364,8 @@ export interface WorkersMeasure {
   readonly cpu: { readonly workers: number; readonly emulator: number; readonly postgres: number };
   readonly peakRssMiB: number;
   readonly machine: BackfillMeasure['machine'];
+  /** From sync_runs: events the windows read (a re-read counts again), requests, runs that did not succeed. */
+  readonly reads: { readonly events: number; readonly requests: number; readonly runsNotSucceeded: number };
 }
 
 /**
@@ -415,6 +417,12 @@ export async function measureWorkers(shape: BackfillShape, workers: number): Pro
       for (const { child } of processes) child.kill('SIGTERM');
       await Promise.all(processes.map(({ exited }) => exited.catch(() => undefined)));
       const seconds = sampled.result;
+      const reads = (
+        await stage.monitor.query<{ events: string; requests: string; other: string }>(
+          `select sum(events_seen) as events, sum(requests) as requests, count(*) filter (where status <> 'succeeded') as other
+           from events_mirror.sync_runs where mode = 'backfill'`,
+        )
+      ).rows[0]!;
       return {
         workers,
         events: stage.expected,
@@ -423,6 +431,7 @@ export async function measureWorkers(shape: BackfillShape, workers: number): Pro
         cpu: { workers: sampled.cpu.processes, emulator: sampled.cpu.emulator, postgres: sampled.cpu.postgres },
         peakRssMiB: sampled.peakRssMiB,
         machine: sampled.machine,
+        reads: { events: Number(reads.events), requests: Number(reads.requests), runsNotSucceeded: Number(reads.other) },
       };
     });
   } finally {

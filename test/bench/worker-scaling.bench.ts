@@ -25,7 +25,9 @@ async function main(): Promise<void> {
     console.log(
       `${workers} worker(s): ${fmt(run.events)} events in ${run.seconds.toFixed(1)} s = ${fmt(run.eventsPerSecond)} events/s; ` +
         `CPU s: workers ${run.cpu.workers.toFixed(1)}, emulator ${run.cpu.emulator.toFixed(1)}, PostgreSQL ${run.cpu.postgres.toFixed(1)} ` +
-        `(${fmt((1e6 * run.cpu.postgres) / run.events, 1)} µs an event); machine ${run.machine.busy.toFixed(0)}% busy; peak worker RSS ${run.peakRssMiB} MiB`,
+        `(${fmt((1e6 * run.cpu.postgres) / run.events, 1)} µs an event); machine ${run.machine.busy.toFixed(0)}% busy; peak worker RSS ${run.peakRssMiB} MiB; ` +
+        `read ${fmt(run.reads.events)} events (${(run.reads.events / run.events).toFixed(3)} per event held) in ${fmt(run.reads.requests)} requests, ` +
+        `${run.reads.runsNotSucceeded} window run(s) not succeeded`,
     );
   }
   console.log(
