@@ -66,6 +66,16 @@ describe('resultTexts', () => {
     expect(resultTexts(' \n{ "totalCount": 0, "results": [ ] }\n')).toEqual([]);
   });
 
+  it('slices events of any size: more strings and escapes than one native match takes, nested deep', () => {
+    const strings = Array.from({ length: 1_000_000 }, (_, i) => `s${i}\\"}]`);
+    const escapes = '\\"'.repeat(5_000);
+    const deep = JSON.parse('['.repeat(1_000) + ']'.repeat(1_000)) as unknown;
+    const results = [{ id: 'a', strings }, { id: 'b', escapes, deep }, 'x', 17];
+    const body = JSON.stringify({ results });
+    // A regular expression repeating once per string overflows its backtracking stack here.
+    expect(resultTexts(body)).toEqual(results.map((result) => JSON.stringify(result)));
+  });
+
   it('gives up, never guesses, when the body is not an object with a results array', () => {
     expect(resultTexts('{"results":[1,2],"results":3}')).toBeUndefined();
     expect(resultTexts('{"totalCount":3}')).toBeUndefined();
