@@ -97,6 +97,9 @@ async function main(): Promise<void> {
     const pids = { mirror: await backendPid(mirror.db), statement: await backendPid(statement.db), copy: 0 };
     pids.copy = Number((await copyClient.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
     const copyStatement = `COPY events_copy (${COPY_ROW_COLUMNS.map((c) => `"${c}"`).join(', ')}) FROM STDIN`;
+    /** The floor: one page's COPY bytes into the identical table, its cost added to `into`. */
+    const copyPage = (text: Buffer, into: { cpu: number; wall: number }) =>
+      measured(pids.copy, into, () => pipeline(Readable.from([text]), copyClient.query(copyFrom(copyStatement))));
 
     const scope = parseScope(SCOPE);
     const stages = { floor: 0, list: 0, texts: 0, validate: 0, rows: 0, copyText: 0 };
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
       const [text, textMs] = cpuMs(() => copyRows(rows, stamp.toISOString()));
       stages.copyText += textMs;
 
-      await measured(pids.copy, fresh.copy, () => pipeline(Readable.from([text]), copyClient.query(copyFrom(copyStatement))));
+      await copyPage(text, fresh.copy);
       counts.first = sum(counts.first, await measured(pids.mirror, fresh.mirror, () => upsertEvents(mirror.db, SCOPE, valid, stamp)));
       await measured(pids.statement, fresh.statement, () => upsertEventsInOneStatement(statement.db, SCOPE, valid, stamp));
     }
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
         validEventsAt(offset).map((e) => eventRowValues(scope, e)),
         stamp.toISOString(),
       );
-      await measured(pids.copy, copyAfter, () => pipeline(Readable.from([text]), copyClient.query(copyFrom(copyStatement))));
+      await copyPage(text, copyAfter);
     }
     const copyRateAfter = events / (copyAfter.wall / 1000);
     console.log(
