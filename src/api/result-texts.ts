@@ -18,13 +18,13 @@ function isWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 
-function skipWhitespace(text: string, i: number): number {
+export function skipWhitespace(text: string, i: number): number {
   while (isWhitespace(text.charCodeAt(i))) i += 1;
   return i;
 }
 
 /** `i` is at an opening quote; returns the index after the closing one, or -1. */
-function skipString(text: string, i: number): number {
+export function skipString(text: string, i: number): number {
   for (let from = i + 1; ;) {
     const quote = text.indexOf('"', from);
     if (quote < 0) return -1;
@@ -43,7 +43,7 @@ function skipString(text: string, i: number): number {
 const UP_TO_BRACKET = /[^"{}[\]]*(?:"[^"\\]*(?:\\[^][^"\\]*){0,256}"[^"{}[\]]*){0,256}/y;
 
 /** `i` is at `{` or `[`; returns the index after the matching `}` or `]`, or -1. */
-function skipContainer(text: string, i: number): number {
+export function skipContainer(text: string, i: number): number {
   let depth = 0;
   for (;;) {
     const code = text.charCodeAt(i);
