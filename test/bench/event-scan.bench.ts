@@ -12,7 +12,20 @@
  * Run: npx tsx test/bench/event-scan.bench.ts
  */
 import { deepStrictEqual } from 'node:assert/strict';
-import { skipContainer, skipString, skipWhitespace, resultTexts } from '../../src/api/result-texts.js';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  resultTexts,
+  skipContainer,
+  skipString,
+  skipWhitespace,
+} from '../../src/api/result-texts.js';
 import { parseListBody } from '../../src/api/validate.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import type { ValidEvent } from '../../src/events/types.js';
@@ -29,6 +42,7 @@ import {
   type RowValue,
 } from '../../src/warehouse/event-row.js';
 import { toStorableJson, toStorableText } from '../../src/warehouse/storable-json.js';
+import { cpuMs } from './cpu-time.js';
 
 const EVENTS = Number(process.env.EVENT_SCAN_EVENTS ?? 300_000);
 const PAGE = 500;
@@ -86,14 +100,6 @@ interface ScannedEvent {
   readonly created: unknown;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
 
 // Where the last value read ended: returned beside the value, a tuple per value cost more than the scan.
@@ -203,11 +209,6 @@ function validateScanned(scanned: readonly ScannedEvent[]): RowValue[][] {
   });
 }
 
-const cpu = () => {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-};
-
 const dataset = new Dataset({
   seed: 3,
   orgs: ['5f1a00000000000000000d00'],
@@ -227,44 +228,36 @@ let events = 0;
 for (let offset = 0; offset < EVENTS; offset += PAGE) {
   const page = dataset.query(SCOPE, { offset, limit: PAGE, includeRaw: false });
   const body = JSON.stringify({ links: [], results: page.results, totalCount: page.totalCount });
-  let started = cpu();
-  JSON.parse(body);
-  floor += cpu() - started;
+  floor += cpuMs(() => JSON.parse(body) as unknown)[1];
 
   let todayCopy: Buffer | undefined;
   let todayEvents: ValidEvent[] = [];
   const runToday = () => {
-    started = cpu();
-    const list = parseListBody(JSON.parse(body));
+    const [list, parseMs] = cpuMs(() => parseListBody(JSON.parse(body)));
     if (!list.ok) throw new Error(list.reason);
-    const afterParse = cpu();
-    const texts = resultTexts(body);
-    const afterTexts = cpu();
-    todayEvents = validateEvents(list.list.results, texts).events;
-    const afterValidate = cpu();
-    const rows = todayEvents.map((event) => eventRowValues(scope, event));
-    const afterRows = cpu();
-    todayCopy = copyRows(rows, STAMP);
-    const done = cpu();
-    today.parse += afterParse - started;
-    today.texts += afterTexts - afterParse;
-    today.validate += afterValidate - afterTexts;
-    today.rows += afterRows - afterValidate;
-    today.copy += done - afterRows;
+    const [texts, textsMs] = cpuMs(() => resultTexts(body));
+    const [checked, validateMs] = cpuMs(() => validateEvents(list.list.results, texts));
+    todayEvents = checked.events;
+    const [rows, rowsMs] = cpuMs(() => todayEvents.map((event) => eventRowValues(scope, event)));
+    const [copied, copyMs] = cpuMs(() => copyRows(rows, STAMP));
+    todayCopy = copied;
+    today.parse += parseMs;
+    today.texts += textsMs;
+    today.validate += validateMs;
+    today.rows += rowsMs;
+    today.copy += copyMs;
   };
   let scanned: ScannedEvent[] = [];
   let singleCopy: Buffer | undefined;
   const runSingle = () => {
-    started = cpu();
-    scanned = scanPage(scope, body);
-    const afterScan = cpu();
-    const rows = validateScanned(scanned);
-    const afterValidate = cpu();
-    singleCopy = copyRows(rows, STAMP);
-    const done = cpu();
-    single.scan += afterScan - started;
-    single.validate += afterValidate - afterScan;
-    single.copy += done - afterValidate;
+    const [pass, scanMs] = cpuMs(() => scanPage(scope, body));
+    scanned = pass;
+    const [rows, validateMs] = cpuMs(() => validateScanned(scanned));
+    const [copied, copyMs] = cpuMs(() => copyRows(rows, STAMP));
+    singleCopy = copied;
+    single.scan += scanMs;
+    single.validate += validateMs;
+    single.copy += copyMs;
   };
   if ((offset / PAGE) % 2 === 0) {
     runToday();

@@ -31,6 +31,7 @@ import { upsertEvents, upsertEventsInOneStatement, type UpsertCounts } from '../
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { cpuSecondsOf } from './bench-emulator.js';
+import { cpuMs } from './cpu-time.js';
 import { measureBackfill } from './measure-backfill.js';
 
 const EVENTS = Number(process.env.WRITE_PATH_EVENTS ?? 1_000_000);
@@ -43,14 +44,6 @@ const NOW = Date.UTC(2026, 10, 20);
 const verdict = (ratio: number, of: string, target: number, atMost: boolean) =>
   `${ratio.toFixed(3)} x ${of} (target ${atMost ? '<=' : '>='} ${target}: ${(atMost ? ratio <= target : ratio >= target) ? 'met' : 'not met'})`;
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-/** CPU milliseconds of this thread's synchronous work. */
-function cpuMs<T>(work: () => T): [T, number] {
-  const before = process.cpuUsage();
-  const result = work();
-  const used = process.cpuUsage(before);
-  return [result, (used.user + used.system) / 1000];
-}
 
 async function backendPid(db: Warehouse['db']): Promise<number> {
   return Number((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid);
