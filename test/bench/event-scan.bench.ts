@@ -21,28 +21,19 @@ import {
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
-  resultTexts,
   skipContainer,
   skipString,
   skipWhitespace,
 } from '../../src/api/result-texts.js';
-import { parseListBody } from '../../src/api/validate.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import type { ValidEvent } from '../../src/events/types.js';
-import { validateEvents } from '../../src/events/validate-event.js';
 import { parseScope, type Scope } from '../../src/scope.js';
 import { isoTimestamp, parseIsoDate } from '../../src/time.js';
 import { copyRows } from '../../src/warehouse/copy-text.js';
-import {
-  EVENT_ROW_COLUMNS,
-  eventRowValues,
-  MISSING_EVENT_TYPE,
-  PAYLOAD_INDEX,
-  TEXT_FIELD_COLUMNS,
-  type RowValue,
-} from '../../src/warehouse/event-row.js';
+import { EVENT_ROW_COLUMNS, MISSING_EVENT_TYPE, PAYLOAD_INDEX, TEXT_FIELD_COLUMNS, type RowValue } from '../../src/warehouse/event-row.js';
 import { toStorableJson, toStorableText } from '../../src/warehouse/storable-json.js';
 import { cpuMs } from './cpu-time.js';
+import { mirrorStages, noStageMs, pageBody } from './mirror-stages.js';
 
 const EVENTS = Number(process.env.EVENT_SCAN_EVENTS ?? 300_000);
 const PAGE = 500;
@@ -220,32 +211,18 @@ const dataset = new Dataset({
   baseUrl: 'http://127.0.0.1:1/api/public/v1.0',
 });
 const scope = parseScope(SCOPE);
-const today = { parse: 0, texts: 0, validate: 0, rows: 0, copy: 0 };
+const today = noStageMs();
 const single = { scan: 0, validate: 0, copy: 0 };
 let floor = 0;
 let events = 0;
 
 for (let offset = 0; offset < EVENTS; offset += PAGE) {
-  const page = dataset.query(SCOPE, { offset, limit: PAGE, includeRaw: false });
-  const body = JSON.stringify({ links: [], results: page.results, totalCount: page.totalCount });
+  const body = pageBody(dataset, SCOPE, offset, PAGE);
   floor += cpuMs(() => JSON.parse(body) as unknown)[1];
 
-  let todayCopy: Buffer | undefined;
-  let todayEvents: ValidEvent[] = [];
+  let todays: { valid: ValidEvent[]; copied: Buffer } | undefined;
   const runToday = () => {
-    const [list, parseMs] = cpuMs(() => parseListBody(JSON.parse(body)));
-    if (!list.ok) throw new Error(list.reason);
-    const [texts, textsMs] = cpuMs(() => resultTexts(body));
-    const [checked, validateMs] = cpuMs(() => validateEvents(list.list.results, texts));
-    todayEvents = checked.events;
-    const [rows, rowsMs] = cpuMs(() => todayEvents.map((event) => eventRowValues(scope, event)));
-    const [copied, copyMs] = cpuMs(() => copyRows(rows, STAMP));
-    todayCopy = copied;
-    today.parse += parseMs;
-    today.texts += textsMs;
-    today.validate += validateMs;
-    today.rows += rowsMs;
-    today.copy += copyMs;
+    todays = mirrorStages(scope, body, STAMP, today);
   };
   let scanned: ScannedEvent[] = [];
   let singleCopy: Buffer | undefined;
@@ -268,28 +245,28 @@ for (let offset = 0; offset < EVENTS; offset += PAGE) {
   }
 
   // The pass must have done today's work: the same COPY bytes, and every event's keys.
-  if (!todayCopy?.equals(singleCopy!)) throw new Error(`page at ${offset}: the COPY bytes differ`);
+  if (!todays?.copied.equals(singleCopy!)) throw new Error(`page at ${offset}: the COPY bytes differ`);
   deepStrictEqual(
     scanned.map((event) => [...event.keys].sort()),
-    todayEvents.map((event) => Object.keys(event.payload).sort()),
+    todays.valid.map((event) => Object.keys(event.payload).sort()),
   );
-  events += todayEvents.length;
+  events += todays.valid.length;
 }
 
 const perEvent = (ms: number) => ((1000 * ms) / events).toFixed(2);
-const total = (stages: Record<string, number>) => Object.values(stages).reduce((a, b) => a + b, 0);
+const total = (stages: object) => (Object.values(stages) as number[]).reduce((a, b) => a + b, 0);
 const ratio = (ms: number) => (ms / floor).toFixed(3);
 console.log(`${events.toLocaleString('en-US')} events in pages of ${PAGE}; CPU per event (µs), after HTTP:`);
 console.log(`  JSON.parse of the page bytes (the floor)                 ${perEvent(floor)}`);
 console.log(
-  `  today: parse + list ${perEvent(today.parse)}, texts ${perEvent(today.texts)}, validation ${perEvent(today.validate)}, ` +
-    `rows ${perEvent(today.rows)}, COPY bytes ${perEvent(today.copy)}`,
+  `  today: parse + list ${perEvent(today.list)}, texts ${perEvent(today.texts)}, validation ${perEvent(today.validate)}, ` +
+    `rows ${perEvent(today.rows)}, COPY bytes ${perEvent(today.copyText)}`,
 );
 console.log(
   `  single pass: scan and row ${perEvent(single.scan)}, validation ${perEvent(single.validate)}, COPY bytes ${perEvent(single.copy)}`,
 );
 console.log(
-  `  up to the rows: today ${perEvent(total(today) - today.copy)} = ${ratio(total(today) - today.copy)} x floor; ` +
+  `  up to the rows: today ${perEvent(total(today) - today.copyText)} = ${ratio(total(today) - today.copyText)} x floor; ` +
     `single pass ${perEvent(single.scan + single.validate)} = ${ratio(single.scan + single.validate)} x floor`,
 );
 console.log(

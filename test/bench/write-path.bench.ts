@@ -20,7 +20,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { resultTexts } from '../../src/api/result-texts.js';
-import { parseListBody } from '../../src/api/validate.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import { validateEvents } from '../../src/events/validate-event.js';
 import { parseScope } from '../../src/scope.js';
@@ -32,6 +31,7 @@ import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { cpuSecondsOf } from './bench-emulator.js';
 import { cpuMs } from './cpu-time.js';
+import { mirrorStages, noStageMs, pageBody } from './mirror-stages.js';
 import { measureBackfill } from './measure-backfill.js';
 
 const EVENTS = Number(process.env.WRITE_PATH_EVENTS ?? 1_000_000);
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       measured(pids.copy, into, () => pipeline(Readable.from([text]), copyClient.query(copyFrom(copyStatement))));
 
     const scope = parseScope(SCOPE);
-    const stages = { floor: 0, list: 0, texts: 0, validate: 0, rows: 0, copyText: 0 };
+    const stages = { floor: 0, ...noStageMs() };
     const fresh = { copy: { cpu: 0, wall: 0 }, mirror: { cpu: 0, wall: 0 }, statement: { cpu: 0, wall: 0 } };
     const again = { mirror: { cpu: 0, wall: 0 }, statement: { cpu: 0, wall: 0 } };
     const counts = { first: { inserted: 0, changed: 0, unchanged: 0 }, second: { inserted: 0, changed: 0, unchanged: 0 } };
@@ -103,26 +103,11 @@ async function main(): Promise<void> {
     let bytes = 0;
     const stamp = new Date(NOW);
     for (let offset = 0; offset < EVENTS; offset += PAGE) {
-      const page = dataset.query(SCOPE, { offset, limit: PAGE, includeRaw: false });
-      const body = JSON.stringify({ links: [], results: page.results, totalCount: page.totalCount });
+      const body = pageBody(dataset, SCOPE, offset, PAGE);
       bytes += Buffer.byteLength(body);
       stages.floor += cpuMs(() => JSON.parse(body) as unknown)[1];
-      const [list, listMs] = cpuMs(() => {
-        const parsed = parseListBody(JSON.parse(body));
-        if (!parsed.ok) throw new Error(parsed.reason);
-        return parsed.list;
-      });
-      stages.list += listMs;
-      const [texts, textsMs] = cpuMs(() => resultTexts(body));
-      stages.texts += textsMs;
-      const [checked, validateMs] = cpuMs(() => validateEvents(list.results, texts));
-      stages.validate += validateMs;
-      const valid = checked.events;
+      const { valid, copied: text } = mirrorStages(scope, body, stamp.toISOString(), stages);
       events += valid.length;
-      const [rows, rowsMs] = cpuMs(() => valid.map((e) => eventRowValues(scope, e)));
-      stages.rows += rowsMs;
-      const [text, textMs] = cpuMs(() => copyRows(rows, stamp.toISOString()));
-      stages.copyText += textMs;
 
       await copyPage(text, fresh.copy);
       counts.first = sum(counts.first, await measured(pids.mirror, fresh.mirror, () => upsertEvents(mirror.db, SCOPE, valid, stamp)));
