@@ -6,7 +6,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent, ValidEvent } from '../events/types.js';
 import { parseScope } from '../scope.js';
-import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
+import { copyLines } from './copy-lines.js';
+import { COPY_ROW_COLUMNS } from './copy-text.js';
 import { copyInOf, type CopyIn } from './copy-transaction.js';
 import { warehouseOf } from './database.js';
 import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, toColumnParameters } from './event-row.js';
@@ -60,13 +61,7 @@ export function preparePage(scopeKey: string, events: readonly ValidEvent[], hel
   return {
     events,
     fresh: fresh.length,
-    copied:
-      fresh.length > 0
-        ? copyRows(
-            fresh.map((event) => eventRowValues(scope, event)),
-            now.toISOString(),
-          )
-        : undefined,
+    copied: fresh.length > 0 ? copyLines(scope, fresh, now.toISOString()) : undefined,
     own: distinct.filter((event) => held.get(event.id) === scopeKey),
     elsewhere: distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey),
   };

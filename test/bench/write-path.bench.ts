@@ -31,7 +31,7 @@ import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { cpuSecondsOf } from './bench-emulator.js';
 import { cpuMs } from './cpu-time.js';
-import { mirrorStages, noStageMs, pageBody } from './mirror-stages.js';
+import { javaScriptEncoderMirrorMs, mirrorMs, mirrorStages, noStageMs, pageBody } from './mirror-stages.js';
 import { measureBackfill } from './measure-backfill.js';
 
 const EVENTS = Number(process.env.WRITE_PATH_EVENTS ?? 1_000_000);
@@ -133,18 +133,23 @@ async function main(): Promise<void> {
       throw new Error(`the page writes counted ${JSON.stringify(counts)} for ${events} events`);
 
     const perEvent = (ms: number) => (1000 * ms) / events; // µs
-    const mirrorTotal = stages.list + stages.texts + stages.validate + stages.rows + stages.copyText;
+    const mirrorTotal = mirrorMs(stages);
     const mirrorRatio = mirrorTotal / stages.floor;
+    const javaScriptEncoderTotal = javaScriptEncoderMirrorMs(stages);
     console.log(`${fmt(events)} events in ${fmt(events / PAGE)} pages of ${PAGE} (${fmt(bytes / events)} bytes an event as served)`);
     console.log('mirror CPU per event (µs), after HTTP:');
     console.log(`  JSON.parse of the page bytes (floor)       ${fmt(perEvent(stages.floor), 2)}`);
     console.log(`  parse + list check                         ${fmt(perEvent(stages.list), 2)}`);
     console.log(`  each event's text sliced from the body     ${fmt(perEvent(stages.texts), 2)}`);
     console.log(`  event validation                           ${fmt(perEvent(stages.validate), 2)}`);
-    console.log(`  row mapping                                ${fmt(perEvent(stages.rows), 2)}`);
-    console.log(`  COPY rows, as the bytes sent               ${fmt(perEvent(stages.copyText), 2)}`);
+    console.log(`  COPY lines (WebAssembly), the bytes sent   ${fmt(perEvent(stages.copyLines), 2)}`);
     console.log(
       `  total                                      ${fmt(perEvent(mirrorTotal), 2)} = ${verdict(mirrorRatio, 'floor', 2, true)}`,
+    );
+    console.log(
+      `  for comparison, the JavaScript encoder: row mapping ${fmt(perEvent(stages.rows), 2)} + COPY rows ${fmt(perEvent(stages.copyText), 2)}; ` +
+        `the mirror with it ${fmt(perEvent(javaScriptEncoderTotal), 2)} = ${(javaScriptEncoderTotal / stages.floor).toFixed(3)} x floor; ` +
+        `${fmt(stages.writtenInJavaScript)} events left to it by the WebAssembly encoder`,
     );
     console.log('PostgreSQL backend CPU per event (µs), and wall rows/s:');
     const line = (name: string, path: { cpu: number; wall: number }) =>
@@ -182,7 +187,7 @@ async function main(): Promise<void> {
         `the backfill against it: ${(endToEnd.eventsPerSecond / copyRateAfter).toFixed(3)} x`,
     );
     console.log(
-      `FIGURE write-path: mirror ${mirrorRatio.toFixed(3)} x JSON floor; PostgreSQL page write ${pageWriteRatio.toFixed(3)} x COPY CPU ` +
+      `FIGURE write-path: mirror ${mirrorRatio.toFixed(3)} x JSON floor (JavaScript encoder ${(javaScriptEncoderTotal / stages.floor).toFixed(3)} x); PostgreSQL page write ${pageWriteRatio.toFixed(3)} x COPY CPU ` +
         `(statement ${(fresh.statement.cpu / fresh.copy.cpu).toFixed(2)} x); end to end ${endToEndRatio.toFixed(3)} x COPY rate`,
     );
   } finally {
