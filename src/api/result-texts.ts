@@ -4,6 +4,7 @@
  * again (about as costly as the parse itself). Runs on a body JSON.parse has accepted; anything
  * unexpected returns undefined and the caller serialises as before. Pure.
  */
+import { wasmResultTexts } from './result-spans.js';
 
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
@@ -93,8 +94,17 @@ function elementTexts(text: string, i: number): { texts: string[]; end: number }
   }
 }
 
-/** The elements of the top-level object's `results` array (its last, as JSON.parse keeps), or undefined. */
+/**
+ * The elements of the top-level object's `results` array (its last, as JSON.parse keeps), or
+ * undefined: found by the WebAssembly scan (result-spans.ts), or by the JavaScript one below when
+ * that one refuses the body.
+ */
 export function resultTexts(body: string): string[] | undefined {
+  return wasmResultTexts(body) ?? scanResultTexts(body);
+}
+
+/** resultTexts in JavaScript. */
+export function scanResultTexts(body: string): string[] | undefined {
   let i = skipWhitespace(body, 0);
   if (body.charCodeAt(i) !== OPEN_OBJECT) return undefined;
   i = skipWhitespace(body, i + 1);

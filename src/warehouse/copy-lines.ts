@@ -8,6 +8,7 @@
  */
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
+import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm.js';
 import { COPY_LINES_WASM_BASE64 } from './copy-lines-wasm.js';
 import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
 import { MISSING_EVENT_TYPE, TEXT_FIELD_COLUMNS, eventRowValues } from './event-row.js';
@@ -64,20 +65,12 @@ const COLUMN_SOURCES: Readonly<Record<string, string | number>> = {
 const TABLE_SIZE = 256;
 const ENTRY_BYTES = 16;
 const COLUMN_BYTES = 12;
-const PAGE_BYTES = 65_536;
+/** Room for the keys and each scope's constants. */
+const CONSTANTS_ROOM = 65_536;
 /** Room left after each area: the module reads and writes sixteen bytes at a time. */
 const SLACK = 64;
 
-// The parts of Node's WebAssembly global used here: @types/node 20 does not declare it.
-interface WebAssemblyApi {
-  Module: new (binary: Uint8Array) => object;
-  Instance: new (module: object, imports: Record<string, Record<string, () => void>>) => { readonly exports: unknown };
-}
-const { Module: WasmModule, Instance: WasmInstance } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-
-interface Module {
-  readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
-  heapBase(): number;
+interface CopyLinesModule extends WasmExports {
   configure(
     top: number,
     nested: number,
@@ -96,8 +89,6 @@ function keyHash(bytes: Buffer): number {
   return (length * 31 + bytes[0]! * 7 + bytes[length - 1]! * 3 + bytes[length >> 1]!) & (TABLE_SIZE - 1);
 }
 
-const ceiling = (value: number, to: number) => Math.ceil(value / to) * to;
-
 export interface EncodedLines {
   readonly bytes: Buffer;
   /** Events the module declined (or, when it refused the input, all of them). */
@@ -115,7 +106,7 @@ function inJavaScript(scope: Scope, events: readonly ValidEvent[], stamp: string
 }
 
 class CopyLineEncoder {
-  private readonly module: Module;
+  private readonly module: CopyLinesModule;
   private readonly topTable: number;
   private readonly nestedTable: number;
   private readonly columns: number;
@@ -124,20 +115,12 @@ class CopyLineEncoder {
   private configuredFor = '';
 
   constructor() {
-    const binary = Buffer.from(COPY_LINES_WASM_BASE64, 'base64');
-    const instance = new WasmInstance(new WasmModule(binary), {
-      env: {
-        abort: () => {
-          throw new Error('copy-lines.wasm aborted');
-        },
-      },
-    });
-    this.module = instance.exports as Module;
-    this.topTable = ceiling(this.module.heapBase(), 16);
+    this.module = instantiateWasm<CopyLinesModule>('copy-lines.wasm', COPY_LINES_WASM_BASE64);
+    this.topTable = alignUp(this.module.heapBase(), 16);
     this.nestedTable = this.topTable + TABLE_SIZE * ENTRY_BYTES;
     this.columns = this.nestedTable + TABLE_SIZE * ENTRY_BYTES;
     this.constantsEnd = this.columns + COPY_ROW_COLUMNS.length * COLUMN_BYTES;
-    this.reserve(this.constantsEnd + PAGE_BYTES);
+    reserveWasmMemory(this.module, this.constantsEnd + CONSTANTS_ROOM);
     this.fillKeys(this.topTable, TOP_KEYS);
     this.fillKeys(this.nestedTable, NESTED_KEYS);
     this.constants = this.constantsEnd;
@@ -159,14 +142,14 @@ class CopyLineEncoder {
 
     // UTF-8 takes at most 3 bytes per UTF-16 unit; a line holds its payload, escapes doubling at
     // most its whitespace, values that are parts of it, its constants and a NULL or tab per column.
-    const input = ceiling(this.constantsEnd + SLACK, 8);
-    const created = ceiling(input + textLength * 3 + SLACK, 8);
+    const input = alignUp(this.constantsEnd + SLACK, 8);
+    const created = alignUp(input + textLength * 3 + SLACK, 8);
     const declinedFlags = created + plain.length * 8;
     const out = declinedFlags + plain.length + SLACK;
     const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + 64;
-    this.reserve(out + textLength * 9 + plain.length * lineRoom + SLACK);
+    reserveWasmMemory(this.module, out + textLength * 9 + plain.length * lineRoom + SLACK);
 
-    const memory = Buffer.from(this.module.memory.buffer);
+    const memory = wasmBytes(this.module);
     let at = input;
     for (const event of plain) at += memory.write(event.json!, at, 'utf8');
     const createdMs = new Float64Array(this.module.memory.buffer, created, plain.length);
@@ -182,14 +165,8 @@ class CopyLineEncoder {
     return { bytes: Buffer.concat([lines, rest.bytes]), writtenInJavaScript: rest.writtenInJavaScript };
   }
 
-  /** Memory up to `bytes` (growing it replaces its buffer: views are taken after). */
-  private reserve(bytes: number): void {
-    const missing = bytes - this.module.memory.buffer.byteLength;
-    if (missing > 0) this.module.memory.grow(Math.ceil(missing / PAGE_BYTES));
-  }
-
   private putConstant(text: string): { at: number; length: number } {
-    const memory = Buffer.from(this.module.memory.buffer);
+    const memory = wasmBytes(this.module);
     const at = this.constantsEnd;
     const length = memory.write(text, at, 'utf8');
     this.constantsEnd += length;

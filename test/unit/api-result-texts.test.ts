@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resultTexts } from '../../src/api/result-texts.js';
+import { wasmResultTexts } from '../../src/api/result-spans.js';
+import { resultTexts, scanResultTexts } from '../../src/api/result-texts.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 
 /** A small seeded generator, so a failure names a body that can be made again. */
@@ -25,9 +26,14 @@ function randomJson(seed: number): () => unknown {
   return () => value(0);
 }
 
-const parsedTexts = (body: string) => resultTexts(body)?.map((text) => JSON.parse(text) as unknown);
+// Both scans, each on its own: the WebAssembly one (resultTexts' first choice) and the JavaScript one.
+describe.each([
+  ['resultTexts', resultTexts],
+  ['the WebAssembly scan', wasmResultTexts],
+  ['the JavaScript scan', scanResultTexts],
+])('%s', (_name, resultTexts) => {
+  const parsedTexts = (body: string) => resultTexts(body)?.map((text) => JSON.parse(text) as unknown);
 
-describe('resultTexts', () => {
   it("slices an emulator page into each event's text", () => {
     const dataset = new Dataset({
       seed: 9,
@@ -83,5 +89,11 @@ describe('resultTexts', () => {
     expect(resultTexts('{"results":[{"a":1}')).toBeUndefined();
     expect(resultTexts('{"results":[{"a":"1}]}')).toBeUndefined();
     expect(resultTexts('')).toBeUndefined();
+  });
+
+  it('slices bodies in any script: offsets in UTF-16 units, whatever the UTF-8 bytes', () => {
+    const results = [{ u: 'é' }, { u: '😀😀', v: '日本語' }, 'ascii', { w: 'a "quoted" é, a \\ backslash', x: ['𝄞', { y: 'ß' }] }];
+    const body = JSON.stringify({ links: [{ href: 'ü' }], results, totalCount: 4 });
+    expect(resultTexts(body)).toEqual(results.map((result) => JSON.stringify(result)));
   });
 });

@@ -1,0 +1,205 @@
+/**
+ * AssemblyScript, compiled into src/api/result-spans-wasm.ts (`npm run build:wasm`): where each
+ * element of a list body's top-level `results` array starts and ends, as offsets into the body's
+ * JavaScript string, for src/api/result-texts.ts. It reads the body's UTF-8 bytes sixteen at a
+ * time. It runs on a body JSON.parse accepted, and refuses anything unexpected, as
+ * result-texts.ts's own scan does.
+ */
+
+const QUOTE: i32 = 0x22;
+const BACKSLASH: i32 = 0x5c;
+const OPEN_OBJECT: i32 = 0x7b;
+const CLOSE_OBJECT: i32 = 0x7d;
+const OPEN_ARRAY: i32 = 0x5b;
+const CLOSE_ARRAY: i32 = 0x5d;
+const COMMA: i32 = 0x2c;
+const COLON: i32 = 0x3a;
+
+/** The body is not what the scan expects. */
+const REFUSED: i32 = -1;
+
+let broken: bool = false;
+
+/** The first byte of memory this module does not use. */
+export function heapBase(): usize {
+  return __heap_base;
+}
+
+function byteAt(p: usize): i32 {
+  return <i32>load<u8>(p);
+}
+
+function isSpace(c: i32): bool {
+  return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
+}
+
+function skipSpace(p: usize, end: usize): usize {
+  while (p < end && isSpace(byteAt(p))) p++;
+  return p;
+}
+
+// Sixteen bytes at a time below: the input has room beyond its end for the last load, and a byte
+// found there does not count.
+
+/** `p` at a quote: the index after the closing one (escapes skipped). */
+function skipString(p: usize, end: usize): usize {
+  const quotes = i8x16.splat(<i8>QUOTE);
+  const backslashes = i8x16.splat(<i8>BACKSLASH);
+  p++;
+  while (p < end) {
+    const v = v128.load(p);
+    const mask = i8x16.bitmask(v128.or(i8x16.eq(v, quotes), i8x16.eq(v, backslashes)));
+    if (mask == 0) {
+      p += 16;
+      continue;
+    }
+    p += ctz(mask);
+    if (p >= end) break;
+    if (byteAt(p) == QUOTE) return p + 1;
+    p += 2; // a backslash and the character it escapes
+  }
+  broken = true;
+  return end;
+}
+
+/** `p` at `{` or `[`: the index after its matching bracket. */
+function skipContainer(p: usize, end: usize): usize {
+  const quotes = i8x16.splat(<i8>QUOTE);
+  const openObjects = i8x16.splat(<i8>OPEN_OBJECT);
+  const closeObjects = i8x16.splat(<i8>CLOSE_OBJECT);
+  const openArrays = i8x16.splat(<i8>OPEN_ARRAY);
+  const closeArrays = i8x16.splat(<i8>CLOSE_ARRAY);
+  let depth = 0;
+  while (p < end) {
+    const v = v128.load(p);
+    const brackets = v128.or(
+      v128.or(i8x16.eq(v, openObjects), i8x16.eq(v, closeObjects)),
+      v128.or(i8x16.eq(v, openArrays), i8x16.eq(v, closeArrays)),
+    );
+    const mask = i8x16.bitmask(v128.or(brackets, i8x16.eq(v, quotes)));
+    if (mask == 0) {
+      p += 16;
+      continue;
+    }
+    p += ctz(mask);
+    if (p >= end) break;
+    const c = byteAt(p);
+    if (c == QUOTE) {
+      p = skipString(p, end);
+      continue;
+    }
+    if (c == OPEN_OBJECT || c == OPEN_ARRAY) depth++;
+    else if (--depth == 0) return p + 1;
+    p++;
+  }
+  broken = true;
+  return end;
+}
+
+/** `p` at a value: the index after it. */
+function skipValue(p: usize, end: usize): usize {
+  const c = byteAt(p);
+  if (c == OPEN_OBJECT || c == OPEN_ARRAY) return skipContainer(p, end);
+  if (c == QUOTE) return skipString(p, end);
+  // A number or a literal: it ends at its container's punctuation or at whitespace.
+  while (p < end) {
+    const d = byteAt(p);
+    if (d == COMMA || d == CLOSE_OBJECT || d == CLOSE_ARRAY || isSpace(d)) break;
+    p++;
+  }
+  return p;
+}
+
+/**
+ * The `count` offsets at `offsets` (i32, ascending), bytes from `input`, turned into UTF-16 units:
+ * every byte but a UTF-8 continuation byte starts a character, and a four-byte one takes two units.
+ */
+function toUtf16Offsets(input: usize, offsets: usize, count: i32): void {
+  const continuationBits = i8x16.splat(<i8>0xc0);
+  const continuation = i8x16.splat(<i8>0x80);
+  const fourByteLead = i8x16.splat(<i8>0xf0);
+  let p = input;
+  let units: i32 = 0;
+  for (let k = 0; k < count; k++) {
+    const target = input + <usize>load<i32>(offsets + ((<usize>k) << 2));
+    while (p < target) {
+      const v = v128.load(p);
+      const starts = ~i8x16.bitmask(i8x16.eq(v128.and(v, continuationBits), continuation)) & 0xffff;
+      const pairs = i8x16.bitmask(i8x16.ge_u(v, fourByteLead));
+      const bytes = min<usize>(16, target - p);
+      const within = bytes == 16 ? 0xffff : (1 << (<i32>bytes)) - 1;
+      units += <i32>popcnt(starts & within) + <i32>popcnt(pairs & within);
+      p += bytes;
+    }
+    store<i32>(offsets + ((<usize>k) << 2), units);
+  }
+}
+
+/** Whether the key at `p` (a quote) is `"results"`, as written, with no escape. */
+function isResultsKey(p: usize, keyEnd: usize): bool {
+  // "results" is 9 bytes with its quotes: 0x22 r e s u l t s 0x22.
+  return keyEnd - p == 9 && load<u64>(p) == 0x73746c7573657222 && byteAt(p + 8) == QUOTE;
+}
+
+/**
+ * The body's UTF-8 bytes at `input`: writes the start and end (i32 pairs, UTF-16 offsets into the
+ * body) of each element of the top-level object's `results` array (its last, as JSON.parse keeps)
+ * from `out`, and returns how many; -1 when the body is not such an object or holds no such array.
+ */
+export function resultSpans(input: usize, length: i32, out: usize): i32 {
+  const count = byteSpans(input, length, out);
+  if (count > 0) toUtf16Offsets(input, out, count * 2);
+  return count;
+}
+
+function byteSpans(input: usize, length: i32, out: usize): i32 {
+  const end = input + length;
+  broken = false;
+  let count: i32 = REFUSED;
+  let p = skipSpace(input, end);
+  if (p >= end || byteAt(p) != OPEN_OBJECT) return REFUSED;
+  p = skipSpace(p + 1, end);
+  while (p < end && byteAt(p) == QUOTE) {
+    const keyStart = p;
+    p = skipString(p, end);
+    const isResults = isResultsKey(keyStart, p);
+    p = skipSpace(p, end);
+    if (p >= end || byteAt(p) != COLON) return REFUSED;
+    p = skipSpace(p + 1, end);
+    if (p >= end) return REFUSED;
+    if (isResults && byteAt(p) == OPEN_ARRAY) {
+      count = 0;
+      p = skipSpace(p + 1, end);
+      if (p < end && byteAt(p) == CLOSE_ARRAY) p++;
+      else
+        while (p < end) {
+          const start = p;
+          p = skipValue(p, end);
+          if (broken || p == start) return REFUSED;
+          store<i32>(out + ((<usize>count) << 3), <i32>(start - input));
+          store<i32>(out + ((<usize>count) << 3), <i32>(p - input), 4);
+          count++;
+          p = skipSpace(p, end);
+          if (p >= end) return REFUSED;
+          const c = byteAt(p);
+          if (c == CLOSE_ARRAY) {
+            p++;
+            break;
+          }
+          if (c != COMMA) return REFUSED;
+          p = skipSpace(p + 1, end);
+        }
+    } else {
+      if (isResults) count = REFUSED;
+      p = skipValue(p, end);
+    }
+    if (broken) return REFUSED;
+    p = skipSpace(p, end);
+    if (p >= end) return REFUSED;
+    const c = byteAt(p);
+    if (c == CLOSE_OBJECT) return count;
+    if (c != COMMA) return REFUSED;
+    p = skipSpace(p + 1, end);
+  }
+  return REFUSED;
+}
