@@ -5,8 +5,8 @@ import promise from 'eslint-plugin-promise';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // src/*/wasm/*.ts is AssemblyScript, which its compiler checks (npm run build:wasm, lint:wasm).
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'src/*/wasm/*.ts'] },
+  // src/wasm/*.ts and src/*/wasm/*.ts are AssemblyScript, which its compiler checks (npm run build:wasm, lint:wasm).
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'src/wasm/*.ts', 'src/*/wasm/*.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   promise.configs['flat/recommended'],

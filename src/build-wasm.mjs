@@ -1,5 +1,5 @@
 /**
- * Compiles each AssemblyScript module (src/<layer>/wasm/*.ts) and writes it beside its caller as a
+ * Compiles each AssemblyScript module (src/<layer>/wasm/*.ts, sharing src/wasm) and writes it beside its caller as a
  * TypeScript file holding the module in base64, so every build of the TypeScript (npm run build,
  * tsx, the benchmarks' tsc) carries it with no file to copy. `--check` instead fails when one of
  * those files is not what its source compiles to.

@@ -3,7 +3,7 @@
  * (wasm/result-spans.ts, built into result-spans-wasm.ts) that reads the body sixteen bytes at a
  * time: the JavaScript scan in result-texts.ts costs more than a third of the page's JSON.parse.
  */
-import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm.js';
+import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { RESULT_SPANS_WASM_BASE64 } from './result-spans-wasm.js';
 
 interface ResultSpansModule extends WasmExports {

@@ -8,7 +8,7 @@
  */
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
-import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm.js';
+import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { COPY_LINES_WASM_BASE64 } from './copy-lines-wasm.js';
 import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
 import { MISSING_EVENT_TYPE, TEXT_FIELD_COLUMNS, eventRowValues } from './event-row.js';

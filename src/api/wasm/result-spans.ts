@@ -6,109 +6,26 @@
  * result-texts.ts's own scan does.
  */
 
-const QUOTE: i32 = 0x22;
-const BACKSLASH: i32 = 0x5c;
-const OPEN_OBJECT: i32 = 0x7b;
-const CLOSE_OBJECT: i32 = 0x7d;
-const OPEN_ARRAY: i32 = 0x5b;
-const CLOSE_ARRAY: i32 = 0x5d;
-const COMMA: i32 = 0x2c;
-const COLON: i32 = 0x3a;
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  byteAt,
+  clearBroken,
+  isBroken,
+  skipSpace,
+  skipString,
+  skipValue,
+} from '../../wasm/json-scan';
+
+export { heapBase } from '../../wasm/json-scan';
 
 /** The body is not what the scan expects. */
 const REFUSED: i32 = -1;
-
-let broken: bool = false;
-
-/** The first byte of memory this module does not use. */
-export function heapBase(): usize {
-  return __heap_base;
-}
-
-function byteAt(p: usize): i32 {
-  return <i32>load<u8>(p);
-}
-
-function isSpace(c: i32): bool {
-  return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
-}
-
-function skipSpace(p: usize, end: usize): usize {
-  while (p < end && isSpace(byteAt(p))) p++;
-  return p;
-}
-
-// Sixteen bytes at a time below: the input has room beyond its end for the last load, and a byte
-// found there does not count.
-
-/** `p` at a quote: the index after the closing one (escapes skipped). */
-function skipString(p: usize, end: usize): usize {
-  const quotes = i8x16.splat(<i8>QUOTE);
-  const backslashes = i8x16.splat(<i8>BACKSLASH);
-  p++;
-  while (p < end) {
-    const v = v128.load(p);
-    const mask = i8x16.bitmask(v128.or(i8x16.eq(v, quotes), i8x16.eq(v, backslashes)));
-    if (mask == 0) {
-      p += 16;
-      continue;
-    }
-    p += ctz(mask);
-    if (p >= end) break;
-    if (byteAt(p) == QUOTE) return p + 1;
-    p += 2; // a backslash and the character it escapes
-  }
-  broken = true;
-  return end;
-}
-
-/** `p` at `{` or `[`: the index after its matching bracket. */
-function skipContainer(p: usize, end: usize): usize {
-  const quotes = i8x16.splat(<i8>QUOTE);
-  const openObjects = i8x16.splat(<i8>OPEN_OBJECT);
-  const closeObjects = i8x16.splat(<i8>CLOSE_OBJECT);
-  const openArrays = i8x16.splat(<i8>OPEN_ARRAY);
-  const closeArrays = i8x16.splat(<i8>CLOSE_ARRAY);
-  let depth = 0;
-  while (p < end) {
-    const v = v128.load(p);
-    const brackets = v128.or(
-      v128.or(i8x16.eq(v, openObjects), i8x16.eq(v, closeObjects)),
-      v128.or(i8x16.eq(v, openArrays), i8x16.eq(v, closeArrays)),
-    );
-    const mask = i8x16.bitmask(v128.or(brackets, i8x16.eq(v, quotes)));
-    if (mask == 0) {
-      p += 16;
-      continue;
-    }
-    p += ctz(mask);
-    if (p >= end) break;
-    const c = byteAt(p);
-    if (c == QUOTE) {
-      p = skipString(p, end);
-      continue;
-    }
-    if (c == OPEN_OBJECT || c == OPEN_ARRAY) depth++;
-    else if (--depth == 0) return p + 1;
-    p++;
-  }
-  broken = true;
-  return end;
-}
-
-/** `p` at a value: the index after it. */
-function skipValue(p: usize, end: usize): usize {
-  const c = byteAt(p);
-  if (c == OPEN_OBJECT || c == OPEN_ARRAY) return skipContainer(p, end);
-  if (c == QUOTE) return skipString(p, end);
-  // A number or a literal: it ends at its container's punctuation or at whitespace.
-  while (p < end) {
-    const d = byteAt(p);
-    if (d == COMMA || d == CLOSE_OBJECT || d == CLOSE_ARRAY || isSpace(d)) break;
-    p++;
-  }
-  return p;
-}
 
 /**
  * The `count` offsets at `offsets` (i32, ascending), bytes from `input`, turned into UTF-16 units:
@@ -154,7 +71,7 @@ export function resultSpans(input: usize, length: i32, out: usize): i32 {
 
 function byteSpans(input: usize, length: i32, out: usize): i32 {
   const end = input + length;
-  broken = false;
+  clearBroken();
   let count: i32 = REFUSED;
   let p = skipSpace(input, end);
   if (p >= end || byteAt(p) != OPEN_OBJECT) return REFUSED;
@@ -175,7 +92,7 @@ function byteSpans(input: usize, length: i32, out: usize): i32 {
         while (p < end) {
           const start = p;
           p = skipValue(p, end);
-          if (broken || p == start) return REFUSED;
+          if (isBroken() || p == start) return REFUSED;
           store<i32>(out + ((<usize>count) << 3), <i32>(start - input));
           store<i32>(out + ((<usize>count) << 3), <i32>(p - input), 4);
           count++;
@@ -193,7 +110,7 @@ function byteSpans(input: usize, length: i32, out: usize): i32 {
       if (isResults) count = REFUSED;
       p = skipValue(p, end);
     }
-    if (broken) return REFUSED;
+    if (isBroken()) return REFUSED;
     p = skipSpace(p, end);
     if (p >= end) return REFUSED;
     const c = byteAt(p);

@@ -10,6 +10,25 @@
  * encoder writes is declined, so the lines are byte for byte the JavaScript encoder's.
  */
 
+import {
+  BACKSLASH,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_OBJECT,
+  QUOTE,
+  byteAt,
+  clearBroken,
+  isBroken,
+  isSpace,
+  markBroken,
+  skipSpace,
+  skipString,
+  skipValue,
+} from '../../wasm/json-scan';
+
+export { heapBase } from '../../wasm/json-scan';
+
 // Slot kinds: how a key's value becomes a column value. A key met again replaces its value, as
 // JSON.parse keeps the last of duplicate keys.
 const TEXT: i32 = 0; // a string: its bytes; anything else: absent
@@ -27,14 +46,6 @@ const TABLE_SIZE: i32 = 256; // key table entries of 16 bytes: key offset, key l
 const MAX_SLOTS: i32 = 64;
 const COLUMN_BYTES: usize = 12; // a column: source, constant offset, constant length (-1: NULL)
 
-const QUOTE: i32 = 0x22;
-const BACKSLASH: u8 = 0x5c;
-const OPEN_OBJECT: i32 = 0x7b;
-const CLOSE_OBJECT: i32 = 0x7d;
-const OPEN_ARRAY: i32 = 0x5b;
-const CLOSE_ARRAY: i32 = 0x5d;
-const COMMA: i32 = 0x2c;
-const COLON: i32 = 0x3a;
 const MINUS: i32 = 0x2d;
 const DOT: i32 = 0x2e;
 const ZERO: i32 = 0x30;
@@ -48,7 +59,6 @@ let slotCount: i32 = 0;
 let nestedFirst: i32 = 0;
 let nestedCount: i32 = 0;
 let declined: bool = false;
-let broken: bool = false;
 
 // Per slot: where its value's bytes start (-1: absent) and end.
 const slotStarts = memory.data(MAX_SLOTS * 4);
@@ -73,11 +83,6 @@ export function configure(
   nestedCount = nestedSlots;
 }
 
-/** The first byte of memory this module does not use. */
-export function heapBase(): usize {
-  return __heap_base;
-}
-
 function setSlot(slot: i32, start: i32, end: i32): void {
   store<i32>(slotStarts + ((<usize>slot) << 2), start);
   store<i32>(slotEnds + ((<usize>slot) << 2), end);
@@ -91,19 +96,6 @@ function slotEnd(slot: i32): i32 {
   return load<i32>(slotEnds + ((<usize>slot) << 2));
 }
 
-function byteAt(p: usize): i32 {
-  return <i32>load<u8>(p);
-}
-
-function isSpace(c: i32): bool {
-  return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
-}
-
-function skipSpace(p: usize, end: usize): usize {
-  while (p < end && isSpace(byteAt(p))) p++;
-  return p;
-}
-
 /**
  * Copies `length` bytes sixteen at a time, so up to 15 bytes past `out + length` are written (the
  * output has room, and the next write covers them): memory.copy costs a call per short value.
@@ -111,71 +103,6 @@ function skipSpace(p: usize, end: usize): usize {
 function copyBytes(out: usize, from: usize, length: usize): usize {
   for (let i: usize = 0; i < length; i += 16) v128.store(out + i, v128.load(from + i));
   return out + length;
-}
-
-// Sixteen bytes at a time below: the input has room beyond its end for the last load, and a byte
-// found there does not count.
-
-/** `p` at a quote: the index after the closing one. */
-function skipString(p: usize, end: usize): usize {
-  const quotes = i8x16.splat(<i8>QUOTE);
-  for (p++; p < end; p += 16) {
-    const mask = i8x16.bitmask(i8x16.eq(v128.load(p), quotes));
-    if (mask == 0) continue;
-    const at = p + ctz(mask);
-    if (at >= end) break;
-    return at + 1;
-  }
-  broken = true;
-  return end;
-}
-
-/** `p` at `{` or `[`: the index after its matching bracket. */
-function skipContainer(p: usize, end: usize): usize {
-  const quotes = i8x16.splat(<i8>QUOTE);
-  const openObjects = i8x16.splat(<i8>OPEN_OBJECT);
-  const closeObjects = i8x16.splat(<i8>CLOSE_OBJECT);
-  const openArrays = i8x16.splat(<i8>OPEN_ARRAY);
-  const closeArrays = i8x16.splat(<i8>CLOSE_ARRAY);
-  let depth = 0;
-  while (p < end) {
-    const v = v128.load(p);
-    const brackets = v128.or(
-      v128.or(i8x16.eq(v, openObjects), i8x16.eq(v, closeObjects)),
-      v128.or(i8x16.eq(v, openArrays), i8x16.eq(v, closeArrays)),
-    );
-    const mask = i8x16.bitmask(v128.or(brackets, i8x16.eq(v, quotes)));
-    if (mask == 0) {
-      p += 16;
-      continue;
-    }
-    p += ctz(mask);
-    if (p >= end) break;
-    const c = byteAt(p);
-    if (c == QUOTE) {
-      p = skipString(p, end);
-      continue;
-    }
-    if (c == OPEN_OBJECT || c == OPEN_ARRAY) depth++;
-    else if (--depth == 0) return p + 1;
-    p++;
-  }
-  broken = true;
-  return end;
-}
-
-/** `p` at a value: the index after it. */
-function skipValue(p: usize, end: usize): usize {
-  const c = byteAt(p);
-  if (c == OPEN_OBJECT || c == OPEN_ARRAY) return skipContainer(p, end);
-  if (c == QUOTE) return skipString(p, end);
-  // A number or a literal: it ends at its container's punctuation or at whitespace.
-  while (p < end) {
-    const d = byteAt(p);
-    if (d == COMMA || d == CLOSE_OBJECT || d == CLOSE_ARRAY || isSpace(d)) break;
-    p++;
-  }
-  return p;
 }
 
 /** Whether `length` bytes agree, eight at a time (both sides have room for the last load). */
@@ -314,7 +241,7 @@ function readObject(p: usize, end: usize, table: usize): usize {
     if (d != COMMA) break;
     p = skipSpace(p + 1, end);
   }
-  broken = true;
+  markBroken();
   return end;
 }
 
@@ -375,7 +302,7 @@ function writePayload(out: usize, p: usize, end: usize): usize {
     p += ahead;
     if (mask == 0) continue;
     const c = byteAt(p);
-    store<u8>(out, BACKSLASH);
+    store<u8>(out, <u8>BACKSLASH);
     store<u8>(out + 1, c == 0x09 ? 0x74 : c == 0x0a ? 0x6e : 0x72);
     out += 2;
     p++;
@@ -400,7 +327,7 @@ function writeLine(out: usize, eventStart: usize, eventEnd: usize, created: f64)
     } else {
       const length = load<i32>(column, 8);
       if (length < 0) {
-        store<u8>(out, BACKSLASH);
+        store<u8>(out, <u8>BACKSLASH);
         store<u8>(out + 1, 0x4e); // \N
         out += 2;
       } else {
@@ -421,7 +348,7 @@ function writeLine(out: usize, eventStart: usize, eventEnd: usize, created: f64)
 export function encodeLines(input: usize, inputLength: i32, count: i32, created: usize, declinedFlags: usize, out: usize): usize {
   const end = input + inputLength;
   let p = input;
-  broken = false;
+  clearBroken();
   for (let i = 0; i < count; i++) {
     p = skipSpace(p, end);
     if (p >= end || byteAt(p) != OPEN_OBJECT) return 0;
@@ -429,7 +356,7 @@ export function encodeLines(input: usize, inputLength: i32, count: i32, created:
     declined = false;
     const eventStart = p;
     p = readObject(p, end, topKeys);
-    if (broken) return 0;
+    if (isBroken()) return 0;
     const lineEnd = declined ? <usize>0 : writeLine(out, eventStart, p, load<f64>(created + ((<usize>i) << 3)));
     store<u8>(declinedFlags + i, lineEnd == 0 ? 1 : 0);
     if (lineEnd != 0) out = lineEnd;

@@ -1,7 +1,7 @@
 /**
- * The WebAssembly modules built into the code (AssemblyScript under src/<layer>/wasm, compiled by
- * `npm run build:wasm` into a base64 string beside their callers, so any build of the TypeScript
- * carries them), instantiated with their memory.
+ * The WebAssembly modules built into the code (AssemblyScript under src/<layer>/wasm, with what
+ * they share in src/wasm, compiled by `npm run build:wasm` into a base64 string beside their
+ * callers, so any build of the TypeScript carries them), instantiated with their memory.
  */
 
 // The parts of Node's WebAssembly global used here: @types/node 20 does not declare it.
