@@ -95,5 +95,9 @@ describe.each([
     const results = [{ u: 'é' }, { u: '😀😀', v: '日本語' }, 'ascii', { w: 'a "quoted" é, a \\ backslash', x: ['𝄞', { y: 'ß' }] }];
     const body = JSON.stringify({ links: [{ href: 'ü' }], results, totalCount: 4 });
     expect(resultTexts(body)).toEqual(results.map((result) => JSON.stringify(result)));
+    // The only character beyond ASCII in the body's last, partial, sixteen bytes; before and after the results.
+    expect(resultTexts('{"results":[1,2,"é",3]}')).toEqual(['1', '2', '"é"', '3']);
+    expect(resultTexts('{"z":"é","results":[{"a":"x"},"y"]}')).toEqual(['{"a":"x"}', '"y"']);
+    expect(resultTexts('{"results":[{"a":"x"},"y"],"z":"é"}')).toEqual(['{"a":"x"}', '"y"']);
   });
 });

@@ -27,6 +27,14 @@ export { heapBase } from '../../wasm/json-scan';
 /** The body is not what the scan expects. */
 const REFUSED: i32 = -1;
 
+/** Whether no byte has its high bit set (a lane's sign, which bitmask gathers). */
+function isAscii(p: usize, end: usize): bool {
+  let any = i8x16.splat(0);
+  for (; p + 16 <= end; p += 16) any = v128.or(any, v128.load(p));
+  if (i8x16.bitmask(any) != 0) return false;
+  return p == end || (i8x16.bitmask(v128.load(p)) & ((1 << (<i32>(end - p))) - 1)) == 0;
+}
+
 /**
  * The `count` offsets at `offsets` (i32, ascending), bytes from `input`, turned into UTF-16 units:
  * every byte but a UTF-8 continuation byte starts a character, and a four-byte one takes two units.
@@ -65,7 +73,8 @@ function isResultsKey(p: usize, keyEnd: usize): bool {
  */
 export function resultSpans(input: usize, length: i32, out: usize): i32 {
   const count = byteSpans(input, length, out);
-  if (count > 0) toUtf16Offsets(input, out, count * 2);
+  // An ASCII body's byte offsets are its UTF-16 offsets.
+  if (count > 0 && !isAscii(input, input + length)) toUtf16Offsets(input, out, count * 2);
   return count;
 }
 
