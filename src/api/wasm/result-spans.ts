@@ -32,7 +32,8 @@ function isAscii(p: usize, end: usize): bool {
   let any = i8x16.splat(0);
   for (; p + 16 <= end; p += 16) any = v128.or(any, v128.load(p));
   if (i8x16.bitmask(any) != 0) return false;
-  return p == end || (i8x16.bitmask(v128.load(p)) & ((1 << (<i32>(end - p))) - 1)) == 0;
+  const rest = <i32>(end - p);
+  return rest == 0 || (i8x16.bitmask(v128.load(p)) & ((1 << rest) - 1)) == 0;
 }
 
 /**
