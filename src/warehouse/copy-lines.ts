@@ -140,20 +140,22 @@ class CopyLineEncoder {
     if (plain.length === 0) return inJavaScript(scope, events, stamp);
     this.configure(scope, stamp);
 
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; a line holds its payload, escapes doubling at
-    // most its whitespace, values that are parts of it, its constants and a NULL or tab per column.
-    const input = alignUp(this.constantsEnd + SLACK, 8);
-    const created = alignUp(input + textLength * 3 + SLACK, 8);
+    // Memory: the created times, the declined flags, the texts (UTF-8 takes at most 3 bytes per
+    // UTF-16 unit), then the lines: a line holds its payload (escapes at most double its
+    // whitespace), values that are parts of it, its constants and a NULL or tab per column.
+    const created = alignUp(this.constantsEnd + SLACK, 8);
     const declinedFlags = created + plain.length * 8;
-    const out = declinedFlags + plain.length + SLACK;
-    const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + 64;
-    reserveWasmMemory(this.module, out + textLength * 9 + plain.length * lineRoom + SLACK);
-
-    const memory = wasmBytes(this.module);
-    let at = input;
-    for (const event of plain) at += memory.write(event.json!, at, 'utf8');
+    const input = alignUp(declinedFlags + plain.length + SLACK, 8);
+    reserveWasmMemory(this.module, input + textLength * 3 + SLACK);
     const createdMs = new Float64Array(this.module.memory.buffer, created, plain.length);
     for (let i = 0; i < plain.length; i += 1) createdMs[i] = plain[i]!.created.getTime();
+    const texts = wasmBytes(this.module);
+    let at = input;
+    for (const event of plain) at += texts.write(event.json!, at, 'utf8');
+    const out = alignUp(at + SLACK, 8);
+    const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + 64;
+    reserveWasmMemory(this.module, out + (at - input) * 3 + plain.length * lineRoom + SLACK);
+    const memory = wasmBytes(this.module);
 
     const end = this.module.encodeLines(input, at - input, plain.length, created, declinedFlags, out);
     if (end === 0) return inJavaScript(scope, events, stamp);

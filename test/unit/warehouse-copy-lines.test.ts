@@ -193,6 +193,9 @@ describe('encodeCopyLines', () => {
     const large = Array.from({ length: 600 }, (_, i) => event(`"username":"u${i}","note":"${'x'.repeat(20_000)}"`, `big${i}`));
     expect(writtenInJavaScript(group, eventsFromTexts(large))).toBe(0);
     expect(writtenInJavaScript(org, eventsFromTexts([event('"port":3')]))).toBe(0);
+    // Escapes double whitespace: the lines outgrow the texts they come from.
+    const spaced = `{"id":"s1",${'\n\t'.repeat(50_000)}"created":"2026-11-20T10:15:30Z","username":"ada"${'\r\n'.repeat(50_000)}}`;
+    expect(writtenInJavaScript(group, eventsFromTexts([spaced, spaced.replace('s1', 's2')]))).toBe(0);
   });
 
   it('agrees with the JavaScript encoder on random events', () => {
