@@ -20,6 +20,12 @@ export interface WasmExports {
 
 const PAGE_BYTES = 65_536;
 
+/**
+ * Room to leave after each area a module reads or writes: the modules load and store sixteen bytes
+ * at a time, past the end of what they use.
+ */
+export const WASM_SLACK = 64;
+
 export function instantiateWasm<T extends WasmExports>(name: string, base64: string): T {
   const instance = new Instance(new Module(Buffer.from(base64, 'base64')), {
     env: {

@@ -3,15 +3,12 @@
  * (wasm/result-spans.ts, built into result-spans-wasm.ts) that reads the body sixteen bytes at a
  * time: the JavaScript scan in result-texts.ts costs more than a third of the page's JSON.parse.
  */
-import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
+import { WASM_SLACK, alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { RESULT_SPANS_WASM_BASE64 } from './result-spans-wasm.js';
 
 interface ResultSpansModule extends WasmExports {
   resultSpans(input: number, length: number, out: number): number;
 }
-
-/** Room after each area: the module reads sixteen bytes at a time. */
-const SLACK = 64;
 
 let module: ResultSpansModule | undefined;
 
@@ -20,10 +17,10 @@ export function wasmResultTexts(body: string): string[] | undefined {
   module ??= instantiateWasm<ResultSpansModule>('result-spans.wasm', RESULT_SPANS_WASM_BASE64);
   const input = alignUp(module.heapBase(), 16);
   // UTF-8 takes at most 3 bytes per UTF-16 unit; an element takes at least 2 bytes with its comma.
-  reserveWasmMemory(module, input + body.length * 3 + SLACK);
+  reserveWasmMemory(module, input + body.length * 3 + WASM_SLACK);
   const length = wasmBytes(module).write(body, input, 'utf8');
-  const out = alignUp(input + length + SLACK, 8);
-  reserveWasmMemory(module, out + (length + 2) * 4 + SLACK);
+  const out = alignUp(input + length + WASM_SLACK, 8);
+  reserveWasmMemory(module, out + (length + 2) * 4 + WASM_SLACK);
   const count = module.resultSpans(input, length, out);
   if (count < 0) return undefined;
   const spans = new Int32Array(module.memory.buffer, out, count * 2);

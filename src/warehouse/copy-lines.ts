@@ -8,7 +8,7 @@
  */
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
-import { alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
+import { WASM_SLACK, alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { COPY_LINES_WASM_BASE64 } from './copy-lines-wasm.js';
 import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
 import { MISSING_EVENT_TYPE, TEXT_FIELD_COLUMNS, eventRowValues } from './event-row.js';
@@ -67,9 +67,6 @@ const ENTRY_BYTES = 16;
 const COLUMN_BYTES = 12;
 /** Room for the keys and each scope's constants. */
 const CONSTANTS_ROOM = 65_536;
-/** Room left after each area: the module reads and writes sixteen bytes at a time. */
-const SLACK = 64;
-
 interface CopyLinesModule extends WasmExports {
   configure(
     top: number,
@@ -143,18 +140,18 @@ class CopyLineEncoder {
     // Memory: the created times, the declined flags, the texts (UTF-8 takes at most 3 bytes per
     // UTF-16 unit), then the lines: a line holds its payload (escapes at most double its
     // whitespace), values that are parts of it, its constants and a NULL or tab per column.
-    const created = alignUp(this.constantsEnd + SLACK, 8);
+    const created = alignUp(this.constantsEnd + WASM_SLACK, 8);
     const declinedFlags = created + plain.length * 8;
-    const input = alignUp(declinedFlags + plain.length + SLACK, 8);
-    reserveWasmMemory(this.module, input + textLength * 3 + SLACK);
+    const input = alignUp(declinedFlags + plain.length + WASM_SLACK, 8);
+    reserveWasmMemory(this.module, input + textLength * 3 + WASM_SLACK);
     const createdMs = new Float64Array(this.module.memory.buffer, created, plain.length);
     for (let i = 0; i < plain.length; i += 1) createdMs[i] = plain[i]!.created.getTime();
     const texts = wasmBytes(this.module);
     let at = input;
     for (const event of plain) at += texts.write(event.json!, at, 'utf8');
-    const out = alignUp(at + SLACK, 8);
+    const out = alignUp(at + WASM_SLACK, 8);
     const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + 64;
-    reserveWasmMemory(this.module, out + (at - input) * 3 + plain.length * lineRoom + SLACK);
+    reserveWasmMemory(this.module, out + (at - input) * 3 + plain.length * lineRoom + WASM_SLACK);
     const memory = wasmBytes(this.module);
 
     const end = this.module.encodeLines(input, at - input, plain.length, created, declinedFlags, out);
@@ -215,7 +212,7 @@ class CopyLineEncoder {
       view.setInt32(entry + 4, constant.at, true);
       view.setInt32(entry + 8, constant.length, true);
     });
-    this.constantsEnd += SLACK;
+    this.constantsEnd += WASM_SLACK;
     const nestedSlot = SLOT_OF.get(NESTED_KEYS[0]!.key)!;
     this.module.configure(
       this.topTable,
