@@ -67,6 +67,8 @@ const ENTRY_BYTES = 16;
 const COLUMN_BYTES = 12;
 /** Room for the keys and each scope's constants. */
 const CONSTANTS_ROOM = 65_536;
+/** A line's bytes beyond its values, constants, tabs and NULLs: its created time (24) and newline, rounded up. */
+const LINE_EXTRAS = 64;
 interface CopyLinesModule extends WasmExports {
   configure(
     top: number,
@@ -150,7 +152,7 @@ class CopyLineEncoder {
     let at = input;
     for (const event of plain) at += texts.write(event.json!, at, 'utf8');
     const out = alignUp(at + WASM_SLACK, 8);
-    const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + 64;
+    const lineRoom = this.constantsEnd - this.constants + COPY_ROW_COLUMNS.length * 3 + LINE_EXTRAS;
     reserveWasmMemory(this.module, out + (at - input) * 3 + plain.length * lineRoom + WASM_SLACK);
     const memory = wasmBytes(this.module);
 
@@ -203,10 +205,10 @@ class CopyLineEncoder {
       ingested_at: stamp,
       updated_at: stamp,
     };
+    const view = new DataView(this.module.memory.buffer);
     COPY_ROW_COLUMNS.forEach((column, index) => {
       const source = COLUMN_SOURCES[column];
       const constant = constants[column] === undefined ? { at: 0, length: -1 } : this.putConstant(constants[column]);
-      const view = new DataView(this.module.memory.buffer);
       const entry = this.columns + index * COLUMN_BYTES;
       view.setInt32(entry, typeof source === 'string' ? SLOT_OF.get(source)! : (source ?? CONSTANT), true);
       view.setInt32(entry + 4, constant.at, true);

@@ -164,10 +164,11 @@ function writtenAsJavaScript(start: usize, end: usize): bool {
   if (integerDigits > 21) return false;
   const zeroInteger = integerDigits == 1 && byteAt(integerStart) == ZERO;
   let significant = zeroInteger ? 0 : integerDigits;
-  let trailingZeros = 0; // of the integer part, when no fraction follows
-  for (let q = integerStart; q < p; q++) trailingZeros = byteAt(q) == ZERO ? trailingZeros + 1 : 0;
   if (p == end) {
     if (zeroInteger) return start == integerStart; // "-0" is negative zero
+    // An integer's trailing zeros are not significant: 12300 is written as it stands.
+    let trailingZeros = 0;
+    for (let q = integerStart; q < p; q++) trailingZeros = byteAt(q) == ZERO ? trailingZeros + 1 : 0;
     return significant - trailingZeros <= 15;
   }
   if (byteAt(p) != DOT) return false; // an exponent
