@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, renderTable } from '../../src/report/table.js';
+import { formatDuration, renderTable, terminalSafe } from '../../src/report/table.js';
 import { formatTimestamp } from '../../src/time.js';
 import { mapWithConcurrency } from '../../src/sync/concurrency.js';
 import { addTotals, emptyTotals, formatCompletion } from '../../src/sync/totals.js';
@@ -34,6 +34,16 @@ describe('renderTable', () => {
       '---------------  ------',
       'org:a             1,234',
       'group:long-name       5',
+      '',
+    ]);
+  });
+
+  it('shows control characters as escapes, keeping each row on one line and the columns aligned', () => {
+    expect(terminalSafe('a\u001b[2Jb\r\n\tc\u007f\u0085\u2028\u202e\\x')).toBe('a\\x1b[2Jb\\r\\n\\tc\\x7f\\x85\\u2028\\u202e\\x');
+    expect(renderTable(['name', 'n'], [['T\u0007\nforged', 1]]).split('\n')).toEqual([
+      'name           n',
+      '-------------  -',
+      'T\\x07\\nforged  1',
       '',
     ]);
   });
