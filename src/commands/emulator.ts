@@ -1,6 +1,7 @@
 /**
  * `events-mirror emulator`: serves the Events API from generated data until SIGINT/SIGTERM, and
- * prints one line with the base URL, the throwaway key and the scopes, ready to paste.
+ * prints one `export` line with the base URL, the throwaway key and the scopes, ready to paste into
+ * a shell, and a comment line saying so.
  */
 import type { Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
@@ -37,6 +38,10 @@ interface EmulatorFlags {
   rateLimitPerMinute?: string;
   malformedRate?: string;
 }
+
+/** The line after the `export` line: what to do with it (a shell comment, harmless if pasted too). */
+export const PASTE_HINT =
+  '# paste the line above into a shell (sh, bash, zsh) to point events-mirror at this emulator, then: npx events-mirror sync --once';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -154,7 +159,8 @@ export function registerEmulatorCommand(program: Command): void {
             ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`
             : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
         process.stdout.write(
-          `EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n`,
+          `export EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n` +
+            `${PASTE_HINT}\n`,
         );
         logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
         const shutdown = listenForShutdown();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { PASTE_HINT } from '../../src/commands/emulator.js';
 
 const run = promisify(execFile);
 const CLI = ['--import', 'tsx', 'src/cli.ts', 'emulator'];
@@ -19,7 +20,7 @@ function cli(args: string[]): Promise<{ code: number; stderr: string }> {
 }
 
 describe('events-mirror emulator', () => {
-  it('prints a paste-ready line, serves it, and stops cleanly on SIGTERM', async () => {
+  it('prints an export line that works when pasted, says so, serves it, and stops cleanly on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
       [...CLI, '--port', '0', '--org', 'o1', '--group', 'g1', '--events-per-scope', '30', '--seed', '5'],
@@ -35,9 +36,20 @@ describe('events-mirror emulator', () => {
       while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
       const first = stdout.split('\n')[0] as string;
       expect(first).toMatch(
-        /^EVENTS_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1\.0 EVENTS_API_PUBLIC_KEY=[a-z]{8} EVENTS_API_PRIVATE_KEY=[0-9a-f-]{36} EVENTS_SCOPES=org:o1,group:g1$/,
+        /^export EVENTS_API_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1\.0 EVENTS_API_PUBLIC_KEY=[a-z]{8} EVENTS_API_PRIVATE_KEY=[0-9a-f-]{36} EVENTS_SCOPES=org:o1,group:g1$/,
       );
-      const vars = Object.fromEntries(first.split(' ').map((pair) => pair.split('=') as [string, string]));
+      expect(stdout.split('\n')[1]).toBe(PASTE_HINT);
+      // Pasted into a shell, both lines leave the settings in the environment of what runs next.
+      const pasted = await run('bash', ['-c', `${first}\n${PASTE_HINT}\nprintenv EVENTS_API_BASE_URL EVENTS_SCOPES`], {
+        env: { PATH: process.env.PATH },
+      });
+      expect(pasted.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1\.0\norg:o1,group:g1\n$/);
+      const vars = Object.fromEntries(
+        first
+          .replace(/^export /, '')
+          .split(' ')
+          .map((pair) => pair.split('=') as [string, string]),
+      );
       const { stdout: body } = await run('/usr/bin/curl', [
         '-s',
         '--digest',
