@@ -9,7 +9,7 @@ import type { ApiEvent, RejectedEvent, ValidEvent } from './types.js';
 export type EventCheck = { ok: true; event: ValidEvent } | { ok: false; rejected: RejectedEvent };
 
 // Two fields checked by hand, not by a schema library: this runs for every event of every page, and
-// a schema parse that copies each object cost more than the JSON parse itself (README, write path).
+// a schema parse that copies each object cost more than the JSON parse itself (docs/benchmarks.md, the write path).
 export function validateEvent(value: unknown, json?: string): EventCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {

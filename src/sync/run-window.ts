@@ -153,7 +153,7 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   return totals;
 }
 
-/** Pages fetched and prepared beyond the one handed out (measured: README, The write path). */
+/** Pages fetched and prepared beyond the one handed out (measured: docs/benchmarks.md, the write path). */
 const PAGES_AHEAD = 2;
 /** Page transactions of one window at once (two: PostgreSQL then writes on both cores of a small machine). */
 const PAGES_IN_FLIGHT = 2;

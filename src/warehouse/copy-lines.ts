@@ -3,7 +3,7 @@
  * into copy-lines-wasm.ts) straight from each event's JSON text as the API sent it: no row of
  * values, no JavaScript string per field. Its lines are byte for byte copy-text.ts's; each event it
  * cannot write so (a backslash in its text, a number JavaScript writes differently, a `raw`
- * document, no text kept) goes through eventRowValues and copyRows as before. README → the write
+ * document, no text kept) goes through eventRowValues and copyRows as before. docs/benchmarks.md → the write
  * path says why: JavaScript's cost per field held the mirror above 2 × a bare JSON.parse.
  */
 import type { ValidEvent } from '../events/types.js';

@@ -145,7 +145,7 @@ async function upsertStatement(db: Kysely<Database>, scopeKey: string, distinct:
   const scope = parseScope(scopeKey);
   const parameters = toColumnParameters(distinct.map((event) => eventRowValues(scope, event)));
   const stamp = now.toISOString();
-  // Measured faster than one JSON recordset of whole rows (README, Benchmarks).
+  // Measured faster than one JSON recordset of whole rows (docs/benchmarks.md).
   const functions = parameters.map((values) =>
     typeof values === 'string' ? sql`jsonb_array_elements(${values}::text::jsonb)` : sql`unnest(${values}::text[])`,
   );

@@ -1,6 +1,6 @@
 /**
  * Kysely types of the warehouse tables and views (the migrations in ../../migrations create them;
- * the README's "Warehouse reference" documents them). bigint columns arrive as numbers and `date`
+ * docs/warehouse.md documents them). bigint columns arrive as numbers and `date`
  * columns as `YYYY-MM-DD` text on both drivers (see database.ts).
  */
 import type { ColumnType, Generated } from 'kysely';

@@ -21,11 +21,11 @@ const TARGET_PEAK_RSS_MIB = 300;
 
 const fmt = (value: number): string => Math.round(value).toLocaleString('en-US');
 
-/** Quotes the earlier benchmarks' rows from the README, for comparison. */
+/** Quotes the earlier benchmarks' rows from docs/benchmarks.md, for comparison. */
 function earlierFigures(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const rows = readme.split('\n').filter((line) => line.startsWith('| Emulator: 500-event pages') || line.startsWith('| Warehouse upsert'));
-  return rows.length > 0 ? rows.map((row) => `  ${row}`) : ['  see the README benchmark table (emulator-pages, warehouse-upsert)'];
+  const page = readFileSync(new URL('../../docs/benchmarks.md', import.meta.url), 'utf8');
+  const rows = page.split('\n').filter((line) => /^\| `(emulator-pages|warehouse-upsert)`/.test(line));
+  return rows.length > 0 ? rows.map((row) => `  ${row}`) : ['  see docs/benchmarks.md (emulator-pages, warehouse-upsert)'];
 }
 
 async function main(): Promise<void> {
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     `machine CPU:       ${run.machine.busy.toFixed(0)}% busy (every process, this one and PostgreSQL's own included), ` +
       `${run.machine.iowait.toFixed(0)}% waiting on I/O, ${run.machine.idle.toFixed(0)}% idle`,
   );
-  console.log('earlier benchmarks (README), for comparison:');
+  console.log('earlier benchmarks (docs/benchmarks.md), for comparison:');
   for (const line of earlierFigures()) console.log(line);
   console.log(
     `FIGURE sync-backfill: ${fmt(run.events)} events of one scope in ${run.seconds.toFixed(1)} s = ${fmt(run.eventsPerSecond)} events/s ` +

@@ -1,5 +1,5 @@
 /**
- * One test per message of the README's "Errors and what to do" table (and the other messages a
+ * One test per message of docs/troubleshooting.md (and the other messages a
  * new user meets), each through the real CLI against a real emulator, PostgreSQL and Redis port.
  * The cases of sync-cli-errors.test.ts (bad scope, bad date, --from after --to, missing key pair
  * for sync, no scopes for sync, unknown option) are not repeated here.

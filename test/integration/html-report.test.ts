@@ -4,7 +4,7 @@
  * `report --html` from a warehouse mirrored over real HTTP, opened in a real headless browser
  * (Debian's chromium) with the network off: no console error, every chart drawn with marks in it,
  * the tables behind them; `--scope` keeps to its scopes; bad arguments print usage.
- * UPDATE_REPORT_SCREENSHOT=1 rewrites the README's screenshot (docs/report.png) from this report.
+ * UPDATE_REPORT_SCREENSHOT=1 rewrites the screenshot in docs/reports.md (docs/report.png) from this report.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
  * dependency is partitioned in turn while events keep arriving; /healthz must answer within 5 s
  * and name the silent dependency; after the last heal the warehouse must equal the emulator
  * within two minutes. Then SIGTERM while everything is silent: every process ends within the
- * bound. The figures printed are the README's Operations figures.
+ * bound. The figures printed are docs/operations.md's figures.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ import { daysAgo } from '../helpers/sync-fixture.js';
 
 const PARTITION_MS = 20_000;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
-/** The bound the README promises: the shutdown timeout plus the hard stop's margin. */
+/** The bound docs/operations.md promises: the shutdown timeout plus the hard stop's margin. */
 const STOP_BOUND_MS = SHUTDOWN_TIMEOUT_MS + 9_000 + 1_000;
 const HEALTH_ANSWER_MS = 5_000;
 

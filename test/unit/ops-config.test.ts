@@ -1,34 +1,21 @@
 /**
- * The shipped alert rules and dashboards hang together: each runbook points at a README section
- * that exists, each alert is documented and unit-tested both firing and not firing, and each
- * per-scope query follows the dashboard's scope variable.
+ * The shipped alert rules and dashboards hang together: each runbook points at the alert's own
+ * section of docs/operations.md (and at other docs sections that exist), each alert is documented
+ * and unit-tested both firing and not firing, and each per-scope query follows the dashboard's
+ * scope variable.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { dashboardQueries, readDashboard } from '../helpers/grafana-dashboard.js';
+import { headingAnchors, readDoc } from '../helpers/markdown.js';
 
 const read = (...parts: string[]) => readFileSync(path.join(PROJECT_ROOT, ...parts), 'utf8');
 const rules = read('config', 'prometheus', 'alerts.yml');
 const ruleTests = read('config', 'prometheus', 'alerts.test.yml');
-const readme = read('README.md');
+const operations = readDoc('docs/operations.md');
 const alertNames = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1]!);
-
-/** GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces to -. */
-function anchors(markdown: string): Set<string> {
-  const found = new Set<string>();
-  for (const match of markdown.matchAll(/^#{1,6} (.+)$/gm)) {
-    found.add(
-      match[1]!
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-        .replace(/\s/g, '-'),
-    );
-  }
-  return found;
-}
 
 describe('alert rules', () => {
   it('has the alerts the issue asks for', () => {
@@ -46,18 +33,22 @@ describe('alert rules', () => {
     );
   });
 
-  it('gives every alert a summary, a derived threshold and a runbook pointing at an existing README section', () => {
+  it('gives every alert a summary, a derived threshold and a runbook pointing at its section of docs/operations.md', () => {
     const blocks = rules.split(/^\s+- alert: /m).slice(1);
     expect(blocks).toHaveLength(alertNames.length);
-    const known = anchors(readme);
     for (const block of blocks) {
       const name = block.split('\n')[0]!;
       for (const key of ['summary', 'description', 'threshold', 'runbook'])
         expect(block, `${name} lacks ${key}`).toMatch(new RegExp(`^\\s+${key}: `, 'm'));
-      const links = [...block.matchAll(/README\.md#([\w-]+)/g)].map((m) => m[1]!);
-      expect(links.length, `${name} runbook`).toBeGreaterThan(0);
-      for (const link of links) expect(known.has(link), `${name}: README.md#${link} is no README heading`).toBe(true);
-      expect(readme, `${name} is not in the README's alert table`).toMatch(new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm'));
+      expect(operations, `${name} has no section in docs/operations.md`).toMatch(new RegExp(`^### \`${name}\`$`, 'm'));
+      const runbook = /^\s+runbook: (.+)$/m.exec(block)![1]!;
+      expect(runbook, `${name}: the runbook starts at the alert's own section`).toMatch(
+        new RegExp(`^docs/operations\\.md#${name.toLowerCase()}\\b`),
+      );
+      for (const [, file, anchor] of runbook.matchAll(/([\w./-]+\.md)#([\w-]+)/g)) {
+        expect(existsSync(path.join(PROJECT_ROOT, file!)), `${name}: ${file} does not exist`).toBe(true);
+        expect(headingAnchors(readDoc(file!)).has(anchor!), `${name}: ${file}#${anchor} is no heading there`).toBe(true);
+      }
     }
   });
 
