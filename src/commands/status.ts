@@ -1,5 +1,6 @@
 /** `events-mirror status`: per scope watermark, lag, last run, last error, events held. */
 import type { Command } from 'commander';
+import { renderListings } from '../report/listings-status.js';
 import { renderSchemaChanges } from '../report/schema-changes.js';
 import { renderStatus } from '../report/status-report.js';
 import { openWarehouse } from '../sync/runtime.js';
@@ -31,6 +32,7 @@ export function registerStatusCommand(program: Command): void {
           ]);
           const configured = config.scopes.map((s) => s.scope.key);
           process.stdout.write(renderStatus({ states, counts, reconciles, configured, known, now }));
+          process.stdout.write(renderListings(known));
           process.stdout.write(renderSchemaChanges(schemaChanges, SCHEMA_CHANGES_DAYS));
           return EXIT_OK;
         } finally {

@@ -36,16 +36,25 @@ export async function reconcileSchedulers(queue: SyncQueue, wanted: readonly Wan
   const found = await listSchedulers(queue);
   const plan = planSchedulers(wanted, found);
   const foundIds = new Set(found.map((s) => s.key));
-  for (const scheduler of plan.upsert) {
-    await queue.upsertJobScheduler(
+  // Thousands of schedulers (a fleet discovered at once) go in batches of concurrent commands:
+  // one round trip per batch instead of one per scheduler, and never an unbounded burst.
+  await inBatches(plan.upsert, SCHEDULER_BATCH, (scheduler) =>
+    queue.upsertJobScheduler(
       scheduler.id,
       { every: scheduler.every, offset: scheduler.offset },
       { name: scheduler.name, data: scheduler.data, opts: { ...scheduler.opts } },
-    );
-  }
-  for (const id of plan.remove) await queue.removeJobScheduler(id);
+    ),
+  );
+  await inBatches(plan.remove, SCHEDULER_BATCH, (id) => queue.removeJobScheduler(id));
   const added = plan.upsert.filter((s) => !foundIds.has(s.id)).length;
   return { added, updated: plan.upsert.length - added, removed: plan.remove.length, unchanged: plan.unchanged };
+}
+
+/** Job schedulers added, updated or removed at once. */
+export const SCHEDULER_BATCH = 200;
+
+async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(each));
 }
 
 async function listSchedulers(queue: SyncQueue): Promise<FoundScheduler[]> {

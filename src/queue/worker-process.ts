@@ -23,7 +23,9 @@ import { createRedisConnection, describeRedisUrl, waitForRedis } from './connect
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { keepHouse } from '../sync/housekeeping.js';
 import { createJobProcessor } from './job-processor.js';
+import { registerFleetMetrics } from './fleet-metrics.js';
 import { createSyncMetrics } from './metrics.js';
+import { createSyncQueue, type SyncQueue } from './scheduler.js';
 import { createSyncWorker } from './worker.js';
 
 export interface WorkerProcessOptions {
@@ -70,6 +72,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   });
   let runtime: SyncRuntime | undefined;
   let health: HealthServer | undefined;
+  let metricsQueue: SyncQueue | undefined;
   try {
     if ((await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS, stopRequested)) === 'stopped') {
       logger.info('stopped before Redis answered: no job was taken');
@@ -82,6 +85,8 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       onPage: syncMetrics.onPage,
     });
     const warehouse = runtime.warehouse;
+    metricsQueue = createSyncQueue(connection, config.redis.prefix);
+    registerFleetMetrics(registry, { queue: metricsQueue, db: warehouse.db });
     health = await startHealthServer({
       port: config.worker.metricsPort,
       host: options.metricsHost,
@@ -144,6 +149,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   } finally {
     signals?.dispose();
     if (health) await settlesWithin(health.close(), CLOSE_STEP_MS);
+    if (metricsQueue) await settlesWithin(metricsQueue.close(), CLOSE_STEP_MS);
     if (runtime) {
       const closed = runtime
         .close()

@@ -2,8 +2,10 @@
  * Discovery: every configured organization with `discoverProjects` also mirrors each project its
  * listing (`GET /orgs/{orgId}/groups`) shows, minus `excludeProjects`, with the organization's
  * settings. The `scopes` table keeps what was found: a project gone from the listing is marked
- * removed (its rows stay); a listing that fails (no Organization Member role, the API down) drops
- * nothing: the projects found before are kept until a listing succeeds.
+ * removed (its rows stay); a listing that fails (no Organization Member role, the API down, the
+ * warehouse refusing the write) drops nothing: the projects found before are kept until a listing
+ * succeeds, and the failure is an error, counted on the organization's row for `status` and the
+ * metrics (`events_mirror_discovery_listing_failures`).
  */
 import type { Kysely } from 'kysely';
 import type { ListedProject } from '../api/client.js';
@@ -13,7 +15,12 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseScope } from '../scope.js';
 import type { Database } from '../warehouse/database.js';
-import { activeDiscoveredBy, recordConfiguredScopes, recordDiscoveredProjects } from '../warehouse/scopes.repository.js';
+import {
+  activeDiscoveredBy,
+  recordConfiguredScopes,
+  recordDiscoveredProjects,
+  recordListingFailure,
+} from '../warehouse/scopes.repository.js';
 
 export interface DiscoveryDeps {
   readonly clients: ApiClients;
@@ -100,11 +107,12 @@ async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): 
     return { projectKeys: kept.map((p) => `group:${p.id}`), report };
   } catch (error) {
     deps.signal?.throwIfAborted();
-    const projectKeys = await activeDiscoveredBy(db, orgKey);
     const message = errorMessage(error);
-    logger.warn(
+    await recordListingFailure(db, orgKey, message, now);
+    const projectKeys = await activeDiscoveredBy(db, orgKey);
+    logger.error(
       { scope: orgKey, err: { message } },
-      `${orgKey}: listing its projects failed, keeping the ${projectKeys.length} found before: ${message}`,
+      `${orgKey}: listing its projects failed (projects it added or removed since are not seen); still polling the ${projectKeys.length} found before: ${message}`,
     );
     return {
       projectKeys,

@@ -1,6 +1,14 @@
 /** `scopes`: every scope the mirror knows, configured or discovered, with its name and history. */
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { toStorableText } from './storable-json.js';
+import { MAX_ERROR_LENGTH } from './state.repository.js';
 import type { Database, ScopeOrigin, ScopesTable } from './tables.js';
+
+/**
+ * Rows per INSERT or UPDATE of a listing: 10 parameters a row stays far below PostgreSQL's 65,535
+ * bind parameters per statement, whatever the size of the organization.
+ */
+export const SCOPES_BATCH = 1000;
 
 export interface KnownScope {
   readonly scope: string;
@@ -13,6 +21,16 @@ export interface KnownScope {
   readonly firstSeenAt: Date;
   readonly lastSeenAt: Date;
   readonly removedAt: Date | null;
+  /** An organization that discovers its projects: its listing's health. */
+  readonly listing: ListingHealth;
+}
+
+export interface ListingHealth {
+  readonly listedAt: Date | null;
+  /** Listings failed since the last that succeeded. */
+  readonly failures: number;
+  readonly failedAt: Date | null;
+  readonly error: string | null;
 }
 
 export interface ScopeSighting {
@@ -53,10 +71,10 @@ export async function recordDiscoveredProjects(
 ): Promise<{ added: string[]; removed: string[] }> {
   return db.transaction().execute(async (trx) => {
     const before = new Set(await activeDiscoveredBy(trx, orgKey));
-    if (projects.length > 0) {
+    for (const batch of batches(projects, SCOPES_BATCH)) {
       await trx
         .insertInto('scopes')
-        .values(projects.map((p) => row(p, 'discovered', orgKey, now)))
+        .values(batch.map((p) => row(p, 'discovered', orgKey, now)))
         .onConflict((oc) =>
           oc.column('scope').doUpdateSet({
             name: sql`excluded.name`,
@@ -70,11 +88,43 @@ export async function recordDiscoveredProjects(
     }
     const listed = new Set(projects.map((p) => `${p.kind}:${p.scopeId}`));
     const removed = [...before].filter((key) => !listed.has(key));
-    if (removed.length > 0) {
-      await trx.updateTable('scopes').set({ removed_at: now }).where('scope', 'in', removed).where('origin', '=', 'discovered').execute();
+    for (const batch of batches(removed, SCOPES_BATCH)) {
+      await trx.updateTable('scopes').set({ removed_at: now }).where('scope', 'in', batch).where('origin', '=', 'discovered').execute();
     }
+    await trx
+      .updateTable('scopes')
+      .set({ listed_at: now, listing_failures: 0, listing_failed_at: null, listing_error: null })
+      .where('scope', '=', orgKey)
+      .execute();
     return { added: [...listed].filter((key) => !before.has(key)), removed };
   });
+}
+
+/**
+ * An organization's listing could not be read or written: counted on its row (the projects found
+ * before stay mirrored), for `status` and the metrics to show.
+ */
+export async function recordListingFailure(db: Kysely<Database>, orgKey: string, error: string, now: Date): Promise<void> {
+  await db
+    .updateTable('scopes')
+    .set({
+      listing_failures: sql`listing_failures + 1`,
+      listing_failed_at: now,
+      listing_error: toStorableText(error.slice(0, MAX_ERROR_LENGTH)),
+    })
+    .where('scope', '=', orgKey)
+    .execute();
+}
+
+/** The organizations whose projects are listed (once listed, or failed), with the listing's health. */
+export async function listingHealth(db: Kysely<Database>): Promise<Array<{ scope: string } & ListingHealth>> {
+  const rows = await db
+    .selectFrom('scopes')
+    .select(['scope', 'listed_at', 'listing_failures', 'listing_failed_at', 'listing_error'])
+    .where((eb) => eb.or([eb('listed_at', 'is not', null), eb('listing_failures', '>', 0)]))
+    .orderBy('scope')
+    .execute();
+  return rows.map((r) => ({ scope: r.scope, ...listingOf(r) }));
 }
 
 /** The projects an organization's listing found and still lists (not removed). */
@@ -93,6 +143,16 @@ export async function activeDiscoveredBy(db: Kysely<Database>, orgKey: string): 
 export async function listKnownScopes(db: Kysely<Database>): Promise<KnownScope[]> {
   const rows = await db.selectFrom('scopes').selectAll().orderBy('scope').execute();
   return rows.map(toKnownScope);
+}
+
+function* batches<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}
+
+function listingOf(
+  r: Pick<Selectable<ScopesTable>, 'listed_at' | 'listing_failures' | 'listing_failed_at' | 'listing_error'>,
+): ListingHealth {
+  return { listedAt: r.listed_at, failures: Number(r.listing_failures), failedAt: r.listing_failed_at, error: r.listing_error };
 }
 
 function row(s: ScopeSighting, origin: ScopeOrigin, discoveredBy: string | null, now: Date) {
@@ -122,5 +182,6 @@ function toKnownScope(r: Selectable<ScopesTable>): KnownScope {
     firstSeenAt: r.first_seen_at,
     lastSeenAt: r.last_seen_at,
     removedAt: r.removed_at,
+    listing: listingOf(r),
   };
 }

@@ -83,6 +83,12 @@ export interface ScopesTable {
   first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
   last_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
   removed_at: Timestamp | null;
+  /** An organization that discovers its projects: when its listing last succeeded. */
+  listed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Listings failed since the last one that succeeded (0: fine). */
+  listing_failures: ColumnType<number, number | undefined, number>;
+  listing_failed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  listing_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RejectedEventsTable {
@@ -108,6 +114,11 @@ export interface SyncStateTable {
   last_error: string | null;
   consecutive_failures: ColumnType<number, number | undefined, number>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Polls of the scope, idle ones included (they add no sync_runs row). */
+  polls: ColumnType<number, number | undefined, number>;
+  last_polled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When a poll or sync last landed an event (new, changed or set aside). */
+  last_landed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped' | 'abandoned';

@@ -71,6 +71,8 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
       EVENTS_POLL_INTERVAL_SECONDS: '1',
       // Scheduled reconcile runs often enough to export its metrics during the test.
       EVENTS_RECONCILE_INTERVAL_SECONDS: '2',
+      // The organization lists its projects (the ones configured already), so the listing's series exist.
+      EVENTS_DISCOVER_PROJECTS: 'true',
       METRICS_PORT: String(metricsPort),
     };
     processes.push(startCli('scheduler', ['scheduler'], env), startCli('worker', ['worker'], env));
