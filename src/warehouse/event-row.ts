@@ -6,7 +6,7 @@
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
 import { isoTimestamp } from '../time.js';
-import { storablePayloadJson, toStorableJson, toStorableText } from './storable-json.js';
+import { storablePayloadJson, storableRawJson, toStorableText } from './storable-json.js';
 
 /** Stored when an event has no string `eventTypeName` (the column is NOT NULL). */
 export const MISSING_EVENT_TYPE = '';
@@ -135,7 +135,7 @@ export function eventRowValues(scope: Scope, event: ValidEvent): RowValue[] {
       }
     } else if (field === 'raw') {
       // JSON null and absence both mean "no raw document": the column stays NULL.
-      if (value !== null && value !== undefined) values[RAW] = toStorableJson(value);
+      if (value !== null && value !== undefined) values[RAW] = storableRawJson(event) ?? null;
     }
   }
   values[ORG_ID] ??= scope.kind === 'org' ? scope.id : null;
