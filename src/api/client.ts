@@ -19,7 +19,7 @@ import { ApiReachability } from './reachability.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
 import { windowPages, type EventsPage } from './pages.js';
 import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
-import { resultTexts } from './result-texts.js';
+import { resultTexts, textsPairWith } from './result-texts.js';
 import { type RequestContext } from './response.js';
 import { classifyStatus, nextDelayMs } from './retry-policy.js';
 import { sendWithDigest, type ExchangeDeps } from './send-with-digest.js';
@@ -137,9 +137,17 @@ export class EventsClient {
   async listEvents(scope: Scope, query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> {
     const { list, bytes, requests, text } = await this.#getList(scope, buildEventsTarget(scope, query, this.#itemsPerPage), signal);
     // Each event's text as received, so the warehouse need not serialise the parsed events again;
-    // the texts are used only when they pair one to one with the parsed results.
+    // the texts are used only when they pair one to one (by id) with the parsed results.
     const texts = resultTexts(text);
-    const { events, rejected } = validateEvents(list.results, texts?.length === list.results.length ? texts : undefined);
+    const paired = texts !== undefined && textsPairWith(list.results, texts);
+    if (texts !== undefined && !paired) {
+      this.#deps.metrics?.unpairedTexts.inc({ scope_kind: scope.kind });
+      this.#deps.logger.warn(
+        { scope: scope.key, pageNum: query.pageNum ?? 1 },
+        `${scope.key}: the page's event texts did not pair with its parsed events; their payloads are stored from the parsed events`,
+      );
+    }
+    const { events, rejected } = validateEvents(list.results, paired ? texts : undefined);
     return {
       pageNum: query.pageNum ?? 1,
       events,

@@ -15,6 +15,11 @@ export interface ApiMetrics {
   readonly challenges: Counter<'scope_kind' | 'kind'>;
   /** 429 responses. */
   readonly rateLimited: Counter<'scope_kind'>;
+  /**
+   * Pages whose event texts did not pair with the parsed events (an id differed): their payloads
+   * were serialised from the parsed events instead of stored as sent.
+   */
+  readonly unpairedTexts: Counter<'scope_kind'>;
   /** Time from sending a request to having its whole body. */
   readonly latency: Histogram<'scope_kind' | 'status'>;
 }
@@ -43,6 +48,12 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
     rateLimited: new Counter({
       name: 'events_mirror_api_rate_limited_total',
       help: '429 responses from the Events API',
+      labelNames: ['scope_kind'],
+      registers,
+    }),
+    unpairedTexts: new Counter({
+      name: 'events_mirror_api_unpaired_texts_total',
+      help: 'Events API pages whose event texts did not pair with the parsed events by id (stored from the parsed events instead)',
       labelNames: ['scope_kind'],
       registers,
     }),

@@ -4,78 +4,35 @@
  * again (about as costly as the parse itself). Runs on a body JSON.parse has accepted; anything
  * unexpected returns undefined and the caller serialises as before. Pure.
  */
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  isKeyNamed,
+  memberText,
+  skipString,
+  skipValue,
+  skipWhitespace,
+} from '../json-text.js';
 import { wasmResultTexts } from './result-spans.js';
 
-export const QUOTE = 0x22;
-export const BACKSLASH = 0x5c;
-export const COMMA = 0x2c;
-export const COLON = 0x3a;
-export const OPEN_OBJECT = 0x7b;
-export const CLOSE_OBJECT = 0x7d;
-export const OPEN_ARRAY = 0x5b;
-export const CLOSE_ARRAY = 0x5d;
-
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-}
-
-export function skipWhitespace(text: string, i: number): number {
-  while (isWhitespace(text.charCodeAt(i))) i += 1;
-  return i;
-}
-
-/** `i` is at an opening quote; returns the index after the closing one, or -1. */
-export function skipString(text: string, i: number): number {
-  for (let from = i + 1; ;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return -1;
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
-}
-
-// Everything inside a container up to its next bracket or brace, strings included (written in the
-// "unrolled loop" form, so it never backtracks on input JSON.parse accepted). One native match per
-// bracket instead of one `indexOf` per string and a JavaScript step per character between strings.
-// Its repetitions are bounded, as each one takes room on the regular expression's backtracking
-// stack: a million strings in one array overflowed it.
-const UP_TO_BRACKET = /[^"{}[\]]*(?:"[^"\\]*(?:\\[^][^"\\]*){0,256}"[^"{}[\]]*){0,256}/y;
-
-/** `i` is at `{` or `[`; returns the index after the matching `}` or `]`, or -1. */
-export function skipContainer(text: string, i: number): number {
-  let depth = 0;
-  for (;;) {
-    const code = text.charCodeAt(i);
-    let from = i + 1;
-    if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth += 1;
-    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
-      depth -= 1;
-      if (depth === 0) return i + 1;
-    } else if (code === QUOTE) {
-      // The match stopped at its bounds (256 strings, or 256 escapes in one): this string by hand.
-      from = skipString(text, i);
-      if (from < 0) return -1;
-    } else return -1; // the end of the text
-    UP_TO_BRACKET.lastIndex = from;
-    UP_TO_BRACKET.test(text);
-    i = UP_TO_BRACKET.lastIndex;
-  }
-}
-
-/** `i` is at the start of a value; returns the index after it, or -1. */
-function skipValue(text: string, i: number): number {
-  const code = text.charCodeAt(i);
-  if (code === OPEN_OBJECT || code === OPEN_ARRAY) return skipContainer(text, i);
-  if (code === QUOTE) return skipString(text, i);
-  // A number or a literal: it ends where its container's punctuation or whitespace begins.
-  for (;;) {
-    const next = text.charCodeAt(i);
-    if (next === COMMA || next === CLOSE_OBJECT || next === CLOSE_ARRAY || isWhitespace(next) || Number.isNaN(next)) return i;
-    i += 1;
-  }
-}
+export {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  skipContainer,
+  skipString,
+  skipWhitespace,
+} from '../json-text.js';
 
 /** `i` is at `[`; the text of each element, or undefined. */
 function elementTexts(text: string, i: number): { texts: string[]; end: number } | undefined {
@@ -114,7 +71,7 @@ export function scanResultTexts(body: string): string[] | undefined {
     if (body.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = skipString(body, i);
     if (keyEnd < 0) return undefined;
-    const isResults = keyEnd - i === 9 && body.startsWith('"results"', i);
+    const isResults = isKeyNamed(body, i, keyEnd, 'results');
     i = skipWhitespace(body, keyEnd);
     if (body.charCodeAt(i) !== COLON) return undefined;
     i = skipWhitespace(body, i + 1);
@@ -134,4 +91,27 @@ export function scanResultTexts(body: string): string[] | undefined {
     if (code !== COMMA) return undefined;
     i = skipWhitespace(body, i + 1);
   }
+}
+
+/**
+ * Whether `texts` are the texts of `results`, position by position: as many, and each text's `id`
+ * member (its first) the parsed result's. A scan that found another array than the one JSON.parse
+ * kept, or elements in another order, is caught here; the caller then serialises the parsed
+ * results instead of storing texts that belong to other events.
+ */
+export function textsPairWith(results: readonly unknown[], texts: readonly string[]): boolean {
+  if (texts.length !== results.length) return false;
+  for (let i = 0; i < texts.length; i += 1) {
+    const result = results[i];
+    const id: unknown = typeof result === 'object' && result !== null ? (result as { id?: unknown }).id : undefined;
+    const idText = memberText(texts[i]!, 'id', 'first');
+    if (idText === undefined) {
+      if (id !== undefined) return false;
+    } else if (typeof id === 'string') {
+      // Most ids hold no escape: their text is the id between quotes.
+      if (!(idText.length === id.length + 2 && idText.startsWith(id, 1)) && !(idText.includes('\\') && JSON.parse(idText) === id))
+        return false;
+    } else if (typeof id === 'object' || !Object.is(JSON.parse(idText), id)) return false;
+  }
+  return true;
 }

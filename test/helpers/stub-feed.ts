@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config, type ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { openSyncRuntime, type SyncRuntime } from '../../src/sync/runtime.js';
+import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
 import { IN_MEMORY, createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -29,6 +29,7 @@ export async function startStubFeedSync(
   overrides: ConfigInput = {},
   /** The body's text for a page's results (default: JSON.stringify of a plain list). */
   bodyText: (results: unknown[]) => string = (results) => JSON.stringify({ links: [], results, totalCount: results.length }),
+  runtimeOptions: SyncRuntimeOptions = {},
 ): Promise<StubFeedSync> {
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://stub');
@@ -56,7 +57,7 @@ export async function startStubFeedSync(
     },
     overrides: { ...overrides, database: { dataDir: IN_MEMORY }, sync: { settleSeconds: 0, ...overrides.sync } },
   });
-  const runtime = await openSyncRuntime(config, silentLogger());
+  const runtime = await openSyncRuntime(config, silentLogger(), runtimeOptions);
   return {
     config,
     runtime,

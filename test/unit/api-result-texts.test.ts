@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wasmResultTexts } from '../../src/api/result-spans.js';
-import { resultTexts, scanResultTexts } from '../../src/api/result-texts.js';
+import { resultTexts, scanResultTexts, textsPairWith } from '../../src/api/result-texts.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 
 /** A small seeded generator, so a failure names a body that can be made again. */
@@ -99,5 +99,30 @@ describe.each([
     expect(resultTexts('{"results":[1,2,"é",3]}')).toEqual(['1', '2', '"é"', '3']);
     expect(resultTexts('{"z":"é","results":[{"a":"x"},"y"]}')).toEqual(['{"a":"x"}', '"y"']);
     expect(resultTexts('{"results":[{"a":"x"},"y"],"z":"é"}')).toEqual(['{"a":"x"}', '"y"']);
+  });
+});
+
+describe('a results key written with an escape', () => {
+  const body = '{"results":[{"id":"A"}],"result\\u0073":[{"id":"B"}, 2],"totalCount":1}';
+
+  it('is left by the WebAssembly scan to the JavaScript one, which decodes it as JSON.parse does', () => {
+    expect(wasmResultTexts(body)).toBeUndefined();
+    expect(scanResultTexts(body)).toEqual(['{"id":"B"}', '2']);
+    expect(resultTexts(body)).toEqual(['{"id":"B"}', '2']);
+  });
+});
+
+describe('textsPairWith', () => {
+  it("pairs texts whose ids are their parsed results' ids, escapes decoded", () => {
+    const texts = ['{"id":"a\\u00e9"}', '{ "x" : {"id":"nested"}, "id" : "b" }', '{"created":"t"}', '7'];
+    expect(textsPairWith([{ id: 'aé' }, { x: { id: 'nested' }, id: 'b' }, { created: 't' }, 7], texts)).toBe(true);
+  });
+
+  it('refuses texts of other events, in another order, another count, or a text holding two ids', () => {
+    expect(textsPairWith([{ id: 'b' }, { id: 'a' }], ['{"id":"a"}', '{"id":"b"}'])).toBe(false);
+    expect(textsPairWith([{ id: 'a' }], ['{"id":"a"}', '{"id":"b"}'])).toBe(false);
+    expect(textsPairWith([{ id: 'b' }], ['{"id":"a","id":"b"}'])).toBe(false);
+    expect(textsPairWith([{ created: 't' }], ['{"id":"a"}'])).toBe(false);
+    expect(textsPairWith([{ id: 5 }], ['{"id":"5"}'])).toBe(false);
   });
 });

@@ -3,10 +3,12 @@
  * element of a list body's top-level `results` array starts and ends, as offsets into the body's
  * JavaScript string, for src/api/result-texts.ts. It reads the body's UTF-8 bytes sixteen at a
  * time. It runs on a body JSON.parse accepted, and refuses anything unexpected, as
- * result-texts.ts's own scan does.
+ * result-texts.ts's own scan does; and a body with an escape in a top-level key (the JavaScript
+ * scan decodes such keys).
  */
 
 import {
+  BACKSLASH,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
@@ -68,6 +70,15 @@ function isResultsKey(p: usize, keyEnd: usize): bool {
 }
 
 /**
+ * Whether the key spanning [p, keyEnd) holds a backslash: an escaped key (`"result\u0073"`) may
+ * name `results` (JSON.parse decodes it), so the body is left to the JavaScript scan, which decodes.
+ */
+function holdsBackslash(p: usize, keyEnd: usize): bool {
+  for (; p < keyEnd; p++) if (byteAt(p) == BACKSLASH) return true;
+  return false;
+}
+
+/**
  * The body's UTF-8 bytes at `input`: writes the start and end (i32 pairs, UTF-16 offsets into the
  * body) of each element of the top-level object's `results` array (its last, as JSON.parse keeps)
  * from `out`, and returns how many; -1 when the body is not such an object or holds no such array.
@@ -89,6 +100,7 @@ function byteSpans(input: usize, length: i32, out: usize): i32 {
   while (p < end && byteAt(p) == QUOTE) {
     const keyStart = p;
     p = skipString(p, end);
+    if (holdsBackslash(keyStart, p)) return REFUSED;
     const isResults = isResultsKey(keyStart, p);
     p = skipSpace(p, end);
     if (p >= end || byteAt(p) != COLON) return REFUSED;
