@@ -42,7 +42,8 @@ describe.each(['postgres', 'pglite'] as const)('texts paired with their own even
       () => body,
       { metrics },
     );
-  });
+    // The embedded warehouse's migrations take tens of seconds on a busy machine.
+  }, 300_000);
   afterAll(async () => stub?.close());
 
   const unpaired = async () => (await registry.getSingleMetric('events_mirror_api_unpaired_texts_total')!.get()).values[0]?.value ?? 0;

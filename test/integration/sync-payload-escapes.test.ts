@@ -57,7 +57,8 @@ describe.each(['postgres', 'pglite'] as const)('payloads with \\u escapes stored
     const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals.inserted).toBe(SENT.length);
-  });
+    // The embedded warehouse's migrations take tens of seconds on a busy machine.
+  }, 300_000);
   afterAll(async () => stub?.close());
 
   it('keeps every number as sent, in payload and in raw', async () => {
