@@ -44,7 +44,8 @@ const scopeEntrySchema = z.union([
     .strict(),
 ]);
 
-const configSchema = z
+/** The configuration's schema: every key, its form and its default (docs/configuration.md lists them; a test checks). */
+export const configSchema = z
   .object({
     api: z
       .object({
@@ -315,7 +316,7 @@ function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
 }
 
 /** Secrets that may also come from a file (Docker and Kubernetes secrets): `<NAME>_FILE`. */
-const SECRET_FILE_BINDINGS: ReadonlyArray<{ name: string; path: readonly string[] }> = [
+export const SECRET_FILE_BINDINGS: ReadonlyArray<{ name: string; path: readonly string[] }> = [
   { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'] },
 ];
 

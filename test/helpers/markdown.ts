@@ -76,3 +76,36 @@ export function markdownLinks(markdown: string): MarkdownLink[] {
     });
   return links;
 }
+
+export interface MarkdownTable {
+  /** Header cells, lower case, code marks removed. */
+  readonly header: string[];
+  /** Body rows' cells, as written. */
+  readonly rows: string[][];
+}
+
+/** Splits a table row into its cells (escaped pipes `\|` stay inside a cell). */
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim());
+}
+
+/** The page's tables, outside code blocks. */
+export function markdownTables(markdown: string): MarkdownTable[] {
+  const tables: MarkdownTable[] = [];
+  const lines = withoutFences(markdown).split('\n');
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (!lines[i]!.trimStart().startsWith('|') || !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1]!)) continue;
+    const header = cells(lines[i]!).map((cell) => cell.replace(/`/g, '').toLowerCase());
+    const rows: string[][] = [];
+    let j = i + 2;
+    for (; j < lines.length && lines[j]!.trimStart().startsWith('|'); j++) rows.push(cells(lines[j]!));
+    tables.push({ header, rows });
+    i = j;
+  }
+  return tables;
+}
