@@ -1,4 +1,7 @@
-/** Runs the real CLI (`src/cli.ts` through tsx) as a child process, the way a user runs it. */
+/**
+ * Runs the real CLI as a child process, the way a user runs it: the run's JavaScript build of it
+ * (global-setup.ts, cli-build.ts), or `src/cli.ts` through tsx outside the suite (benchmarks).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +11,14 @@ import { REDIS_URL } from './services.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = path.join(PROJECT_ROOT, 'src', 'cli.ts');
+/** The environment variable holding the built CLI's entry (set by global-setup.ts). */
+export const CLI_ENTRY_ENV = 'TEST_CLI_ENTRY';
+
+/** The arguments to `node` that start the CLI, before its own. */
+export function cliNodeArgs(): string[] {
+  const built = process.env[CLI_ENTRY_ENV];
+  return built ? ['--enable-source-maps', built] : ['--import', 'tsx', CLI];
+}
 
 export interface CliResult {
   code: number | null;
@@ -24,7 +35,7 @@ export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessE
 }
 
 export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = PROJECT_ROOT): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...cliNodeArgs(), ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Call it right after spawning: output and the exit are only seen from then on. */

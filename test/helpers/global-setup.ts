@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { CLI_ENTRY_ENV, PROJECT_ROOT } from './cli.js';
+import { buildCli } from './cli-build.js';
+import { createTemplateDatabase, TEMPLATE_DATABASE_ENV, type TestDatabase } from './database.js';
 import { startPrivatePostgres, privatePostgresUnavailable, type PrivatePostgres } from './private-postgres.js';
 import { startPrivateRedis, type PrivateRedis } from './queue-processes.js';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services.js';
@@ -70,6 +73,7 @@ class RunServices {
   readonly dir: string;
   postgres?: PrivatePostgres;
   redis?: PrivateRedis;
+  template?: TestDatabase;
 
   constructor() {
     this.dir = mkdtempSync(path.join(tmpdir(), 'em-test-run-'));
@@ -78,6 +82,7 @@ class RunServices {
   }
 
   async close(): Promise<void> {
+    await this.template?.drop().catch(() => undefined);
     await Promise.allSettled([this.redis?.stop(), this.postgres?.close()]);
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -178,6 +183,15 @@ export default async function setup(): Promise<() => Promise<void>> {
       process.env.TEST_ADMIN_DATABASE_URL = services.postgres.url;
       log(`nothing answers at ${ADMIN_DATABASE_URL}: started PostgreSQL at ${services.postgres.url}`);
     }
+    // Once per run: the CLI as JavaScript for the CLI children (test/helpers/cli.ts), and a migrated
+    // database that each test file's migrated database is copied from (test/helpers/database.ts).
+    const [cliEntry, template] = await Promise.all([
+      buildCli(PROJECT_ROOT, path.join(services.dir, 'cli')),
+      createTemplateDatabase(process.env.TEST_ADMIN_DATABASE_URL ?? ADMIN_DATABASE_URL),
+    ]);
+    services.template = template;
+    process.env[CLI_ENTRY_ENV] = cliEntry;
+    process.env[TEMPLATE_DATABASE_ENV] = template.name;
   } catch (error) {
     services.closeNow();
     forget();

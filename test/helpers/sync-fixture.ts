@@ -6,10 +6,8 @@ import { loadConfig, type Config, type ConfigInput } from '../../src/config.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
-import { createWarehouse } from '../../src/warehouse/database.js';
-import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from './cli.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createMigratedTestDatabase, type TestDatabase } from './database.js';
 
 export interface SyncFixture {
   emulator: RunningEmulator;
@@ -25,10 +23,7 @@ export interface SyncFixture {
 
 export async function startSyncFixture(emulatorOptions: EmulatorOptions, extraEnv: Record<string, string> = {}): Promise<SyncFixture> {
   const emulator = await startEmulator({ port: 0, ...emulatorOptions });
-  const database = await createTestDatabase();
-  const warehouse = await createWarehouse({ url: database.url, schema: 'events_mirror', dataDir: 'unused' });
-  await migrateToLatest(warehouse);
-  await warehouse.close();
+  const database = await createMigratedTestDatabase();
   const key = emulator.keys[0]!;
   const env: Record<string, string> = {
     EVENTS_API_BASE_URL: emulator.baseUrl,
