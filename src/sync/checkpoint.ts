@@ -31,17 +31,12 @@ export async function changeCheckpoint(
     const db = ctx.warehouse.db;
     const before = await getSyncState(db, key);
     const old = before?.watermark ?? null;
-    if (change.kind === 'set' && old && change.to > old) {
-      throw new UsageError(
-        `--set ${formatTimestamp(change.to)} is after ${key}'s checkpoint ${formatTimestamp(old)}: moving it forward would skip events; give an earlier date`,
-      );
-    }
+    // Without a checkpoint the next sync starts from the start date: a date after it skips events too.
+    const start =
+      (scope.startDate ? parseIsoDate(scope.startDate) : undefined) ?? new Date(ctx.now().getTime() - ctx.settings.initialDays * DAY_MS);
+    if (change.kind === 'set') refuseForward(key, change.to, old, start, ctx.now());
     const started = performance.now();
-    const nextStart =
-      change.kind === 'set'
-        ? change.to
-        : ((scope.startDate ? parseIsoDate(scope.startDate) : undefined) ??
-          new Date(ctx.now().getTime() - ctx.settings.initialDays * DAY_MS));
+    const nextStart = change.kind === 'set' ? change.to : start;
     await db.transaction().execute(async (trx) => {
       const runId = await startRun(trx, { scope: key, mode: 'checkpoint', windowStart: nextStart, windowEnd: old ?? nextStart });
       await setWatermark(trx, key, change.kind === 'set' ? change.to : null);
@@ -51,4 +46,19 @@ export async function changeCheckpoint(
   } finally {
     await release();
   }
+}
+
+/** `--set` only moves back: not past the checkpoint, nor (without one) past the start date, nor past now. */
+function refuseForward(key: string, to: Date, old: Date | null, start: Date, now: Date): void {
+  const limit = old ?? (start < now ? start : now);
+  if (to <= limit) return;
+  const what = old
+    ? `${key}'s checkpoint ${formatTimestamp(old)}`
+    : start < now
+      ? `where ${key}'s next sync starts, ${formatTimestamp(start)} (it has no checkpoint: its start date)`
+      : `now (${formatTimestamp(now)})`;
+  throw new UsageError(
+    `--set ${formatTimestamp(to)} is after ${what}: moving it forward would skip events; give an earlier date` +
+      (old ? '' : ' (to start a new scope later, set its startDate or EVENTS_START_DATE instead)'),
+  );
 }

@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
 import { getSyncState } from '../../src/warehouse/state.repository.js';
 import { runCli } from '../helpers/cli.js';
-import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
+import { expectMirrorEqualsEmulator, mirroredIds } from '../helpers/mirror.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
 const GROUP = 'group:6a0000000000000000000201';
+/** A scope no test syncs before the one about a scope without a checkpoint. */
+const FRESH = 'group:6a0000000000000000000202';
 const TYPES = ['OUTSIDE_METRIC_THRESHOLD', 'HOST_DOWN'];
 
 describe('checkpoints and the settings they cover', () => {
@@ -21,7 +23,7 @@ describe('checkpoints and the settings they cover', () => {
 
   beforeAll(async () => {
     fixture = await startSyncFixture(
-      { seed: 201, orgs: ['5f0000000000000000000201'], groups: [GROUP.slice(6)], eventsPerScope: 1_500, days: 3 },
+      { seed: 201, orgs: ['5f0000000000000000000201'], groups: [GROUP.slice(6), FRESH.slice(6)], eventsPerScope: 1_500, days: 3 },
       { EVENTS_START_DATE: daysAgo(4).toISOString(), EVENTS_SCOPES: GROUP },
     );
     warehouse = await createWarehouse({ url: fixture.database.url, schema: 'events_mirror', dataDir: 'unused' });
@@ -97,5 +99,24 @@ describe('checkpoints and the settings they cover', () => {
       .where('mode', '=', 'checkpoint')
       .execute();
     expect(recorded.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+  }, 120_000);
+
+  it('refuses to set a scope without a checkpoint after where its first sync starts, and the sync then reads everything', async () => {
+    const env = { ...fixture.envWith({}), EVENTS_SCOPES: FRESH };
+    expect((await getSyncState(warehouse.db, FRESH))?.watermark ?? null).toBeNull();
+    for (const to of ['2030-01-01T00:00:00Z', daysAgo(2).toISOString()]) {
+      const forward = await runCli(['checkpoint', '--scope', FRESH, '--set', to], env);
+      expect(forward.code, `--set ${to}: ${forward.stdout}${forward.stderr}`).toBe(2);
+      expect(forward.stderr).toContain(`is after where ${FRESH}'s next sync starts`);
+      expect(forward.stderr).toContain('moving it forward would skip events');
+    }
+    expect((await getSyncState(warehouse.db, FRESH))?.watermark ?? null).toBeNull();
+
+    // Before the start date is a move back: accepted, and the sync reads the whole history.
+    const back = await runCli(['checkpoint', '--scope', FRESH, '--set', daysAgo(5).toISOString()], env);
+    expect(back.code, back.stderr).toBe(0);
+    const synced = await runCli(['sync', '--once'], env);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(await mirroredIds(warehouse.db, FRESH)).toEqual([...fixture.emulator.dataset.validIds(FRESH)].sort());
   }, 120_000);
 });
