@@ -120,6 +120,7 @@ export class EventsClient {
             clientSecret: account.clientSecret,
             dispatcher,
             requestTimeoutMs: timeout,
+            retryDeadlineMs: this.#retry.deadlineMs,
             logger,
             ...(options.now ? { now: options.now } : {}),
           })
@@ -200,8 +201,9 @@ export class EventsClient {
         const wait = nextDelayMs(attempt, error.retryAfterMs, this.#retry, this.#random);
         const policy = error.status === undefined ? undefined : classifyStatus(error.status, error.errorCode);
         // The service asked every client of this scope to wait: say so to the shared budget
-        // before giving up, or the other workers keep hitting the limit.
-        if (policy?.retry && policy.rateLimited) await budget.pause(scope, wait);
+        // before giving up, or the other workers keep hitting the limit. (A 429 from the token
+        // endpoint is about the credential, not this scope's feed: its target is not ours.)
+        if (policy?.retry && policy.rateLimited && error.target === target) await budget.pause(scope, wait);
         if (attempt >= this.#retry.maxAttempts) throw error.exhausted(attempt, elapsed, 'attempts');
         if (elapsed + wait > this.#retry.deadlineMs) throw error.exhausted(attempt, elapsed, 'deadline');
         metrics?.retries.inc({ scope_kind: scope.kind, reason: error.code });

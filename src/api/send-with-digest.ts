@@ -12,6 +12,7 @@ import { judgeChallenge, type DigestSession, type PreparedAuthorization } from '
 import type { ApiMetrics } from './metrics.js';
 import type { ApiReachability } from './reachability.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
+import { isTokenRefused } from './token-refusal.js';
 import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
@@ -51,7 +52,7 @@ export async function sendWithDigest(
   let renewedToken = false;
   for (let challenges = 0; ;) {
     await deps.budget.take(scope, signal);
-    const bearer = deps.tokens ? await deps.tokens.token() : undefined;
+    const bearer = deps.tokens ? await deps.tokens.token(signal) : undefined;
     const auth = bearer
       ? undefined
       : received
@@ -106,8 +107,15 @@ export async function sendWithDigest(
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
 
-    // A refused token (revoked, or expired early) is replaced once per request; a second refusal is the answer.
-    if (status === 401 && bearer && deps.tokens && !renewedToken) {
+    // A refused token (revoked, or expired early) is replaced once per request; a second refusal is
+    // the answer. An access error (no role on this scope) is this scope's answer: the token is kept.
+    if (
+      status === 401 &&
+      bearer &&
+      deps.tokens &&
+      !renewedToken &&
+      isTokenRefused(status, headerText(headers['www-authenticate']), body.toString('utf8'))
+    ) {
       renewedToken = true;
       deps.tokens.invalidate(bearer);
       logger.info({ scope: context.scope }, `the service account's token was refused for ${context.scope}: minting a new one`);

@@ -3,14 +3,16 @@
  * every request of every scope that uses it, minted again shortly before it expires or when the
  * API refuses it (a revoked token). Tokens cannot be refreshed, the token endpoint allows about
  * 10 requests a minute and an account holds at most 100 live tokens, so a token is minted once per
- * lifetime of use, never per request, and concurrent callers wait for the same mint. Neither the
- * secret nor a token ever reaches a log line or an error.
+ * lifetime of use, never per request, and concurrent callers wait for the same mint. The mint's
+ * waits end at the retry deadline (a longer Retry-After fails the callers at once, and token
+ * requests stay refused until it has passed) and when every waiting caller's signal aborts. Neither
+ * the secret nor a token ever reaches a log line or an error.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { ApiError, ApiTransientError, type ApiFailure } from './api-error.js';
+import { ApiError, ApiTransientError, describeFailure, type ApiFailure } from './api-error.js';
 import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
 
 export interface ServiceAccountTokensOptions {
@@ -24,7 +26,9 @@ export interface ServiceAccountTokensOptions {
   readonly logger: Logger;
   readonly now?: () => number;
   readonly maxAttempts?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** The client's retry deadline (api.retryDeadlineMs): no mint waits past it. Default 10 minutes. */
+  readonly retryDeadlineMs?: number;
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 const tokenAnswer = z.looseObject({
@@ -37,12 +41,16 @@ const tokenAnswer = z.looseObject({
 const RENEW_BEFORE_MS = 60_000;
 /** The endpoint allows about 10 requests a minute: a 429 without Retry-After waits this long. */
 const RATE_LIMITED_WAIT_MS = 6_000;
+/** Without a retry deadline given, the client's default (api.retryDeadlineMs). */
+const DEFAULT_RETRY_DEADLINE_MS = 10 * 60_000;
 
 export class ServiceAccountTokens {
   readonly #options: ServiceAccountTokensOptions;
   readonly #now: () => number;
   #current: { token: string; renewAtMs: number } | undefined;
-  #minting: Promise<string> | undefined;
+  #minting: { promise: Promise<string>; stop: AbortController; waiting: number } | undefined;
+  /** The endpoint asked for a wait past the retry deadline: token requests are refused until then. */
+  #refusedUntil: { atMs: number; failure: ApiFailure; message: string } | undefined;
   /** Tokens minted so far (metrics and tests). */
   minted = 0;
 
@@ -51,11 +59,49 @@ export class ServiceAccountTokens {
     this.#now = options.now ?? Date.now;
   }
 
-  /** A live token: the current one, or a new one minted once for every caller waiting. */
-  token(): Promise<string> {
+  /**
+   * A live token: the current one, or a new one minted once for every caller waiting. A caller
+   * whose `signal` aborts stops waiting at once; the mint stops when no caller waits any more.
+   */
+  token(signal?: AbortSignal): Promise<string> {
     if (this.#current && this.#now() < this.#current.renewAtMs) return Promise.resolve(this.#current.token);
-    this.#minting ??= this.#mint().finally(() => (this.#minting = undefined));
-    return this.#minting;
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    const refused = this.#refusedUntil;
+    if (refused && this.#now() < refused.atMs) {
+      const retryAfterMs = refused.atMs - this.#now();
+      return Promise.reject(new ApiTransientError(refused.failure, { code: 'TOKEN_429', message: refused.message, retryAfterMs }));
+    }
+    if (!this.#minting) {
+      const stop = new AbortController();
+      const minting = { promise: this.#mint(stop.signal), stop, waiting: 0 };
+      const clear = () => {
+        if (this.#minting === minting) this.#minting = undefined;
+      };
+      void minting.promise.then(clear, clear);
+      this.#minting = minting;
+    }
+    const minting = this.#minting;
+    minting.waiting += 1;
+    return new Promise<string>((resolve, reject) => {
+      let waiting = true;
+      const leave = (): boolean => {
+        if (!waiting) return false;
+        waiting = false;
+        minting.waiting -= 1;
+        signal?.removeEventListener('abort', onAbort);
+        return true;
+      };
+      const onAbort = () => {
+        if (!leave()) return;
+        if (minting.waiting === 0) minting.stop.abort(signal!.reason);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      minting.promise.then(
+        (token) => leave() && resolve(token),
+        (error: unknown) => leave() && reject(error as Error),
+      );
+    });
   }
 
   /** The API refused `token` (revoked, or expired early): the next call mints a new one. */
@@ -63,10 +109,12 @@ export class ServiceAccountTokens {
     if (this.#current?.token === token) this.#current = undefined;
   }
 
-  async #mint(): Promise<string> {
+  async #mint(signal: AbortSignal): Promise<string> {
     const { tokenUrl, clientId, clientSecret, dispatcher, requestTimeoutMs, logger, credential } = this.#options;
     const maxAttempts = this.#options.maxAttempts ?? 6;
-    const sleep = this.#options.sleep ?? ((ms: number) => delay(ms));
+    const deadlineMs = this.#options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS;
+    const sleep = this.#options.sleep ?? ((ms: number, stop: AbortSignal) => delay(ms, undefined, { signal: stop }));
+    const started = this.#now();
     const target = new URL(tokenUrl).pathname;
     const failure = (status: number | undefined, errorCode?: string, detail?: string): ApiFailure => ({
       scope: `credential ${credential}`,
@@ -94,19 +142,22 @@ export class ServiceAccountTokens {
           body: 'grant_type=client_credentials',
           headersTimeout: requestTimeoutMs,
           bodyTimeout: requestTimeoutMs,
+          signal,
         });
         status = response.statusCode;
         text = await response.body.text();
         const header = response.headers['retry-after'];
         retryAfter = Array.isArray(header) ? header[0] : header;
       } catch (error) {
-        if (attempt >= maxAttempts) {
+        signal.throwIfAborted();
+        const wait = backoffDelayMs(attempt, { baseDelayMs: 500, maxDelayMs: 30_000 });
+        if (attempt >= maxAttempts || this.#now() - started + wait > deadlineMs) {
           throw new ApiTransientError(failure(undefined), {
             code: 'TOKEN_UNREACHABLE',
             reason: `the token endpoint did not answer (${(error as Error).message})`,
           });
         }
-        await sleep(backoffDelayMs(attempt, { baseDelayMs: 500, maxDelayMs: 30_000 }));
+        await sleep(wait, signal);
         continue;
       }
       const body = safeJson(text);
@@ -138,11 +189,24 @@ export class ServiceAccountTokens {
           status === 429
             ? (parseRetryAfterMs(retryAfter, this.#now()) ?? RATE_LIMITED_WAIT_MS)
             : backoffDelayMs(attempt, { baseDelayMs: 500, maxDelayMs: 30_000 });
+        if (this.#now() - started + wait > deadlineMs) {
+          // Waiting that long would hold every scope of this credential past its deadline: fail them
+          // now (transient: the next run tries again) and ask the endpoint nothing until then.
+          const refusal = failure(status, code, description);
+          const seconds = Math.ceil(wait / 1000);
+          const message =
+            `${describeFailure(refusal)} (${status === 429 ? `it asks to wait ${seconds} s` : `the next attempt is ${seconds} s away`}, ` +
+            `past the retry deadline (api.retryDeadlineMs, ${Math.round(deadlineMs / 1000)} s): not waiting` +
+            `${status === 429 ? ', and not asking again before then' : ''})`;
+          if (status === 429) this.#refusedUntil = { atMs: this.#now() + wait, failure: refusal, message };
+          logger.warn({ credential, status, waitMs: wait, deadlineMs }, message);
+          throw new ApiTransientError(refusal, { code: `TOKEN_${status}`, message, retryAfterMs: wait });
+        }
         logger.warn(
           { credential, status, waitMs: wait },
           `token endpoint answered ${status} for credential ${credential}: asking again in ${wait} ms`,
         );
-        await sleep(wait);
+        await sleep(wait, signal);
         continue;
       }
       throw new ApiError(failure(status, code, description), {
