@@ -15,6 +15,7 @@ import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
+import { storedEventId } from '../warehouse/event-row.js';
 import { recordSchema } from '../warehouse/event-schema.repository.js';
 import {
   isRowRefusal,
@@ -123,7 +124,8 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
       }
       const isLast = !parts && isLastPage(page, itemsPerPage);
       const checkpoint = isLast && options.advanceCheckpoint ? window.maxDate : undefined;
-      const ids = page.events.map((event) => event.id);
+      // Stored ids: two ids the warehouse stores as one are one row to wait for.
+      const ids = page.events.map(storedEventId);
       await inFlight.room(ids, checkpoint !== undefined);
       // The first page of a window about to be split still lands: its events are valid, only the
       // checkpoint waits for the parts.
@@ -174,7 +176,12 @@ async function prepareForCopy(
   const held = await lookupHeldScopes(warehouse.db, page.events);
   // The lookup cannot see the rows of earlier pages not committed yet: they are this scope's by the
   // time this page lands (a held event takes the statement path, which is always right).
-  for (const earlier of unlanded) for (const event of earlier.events) if (!held.has(event.id)) held.set(event.id, scopeKey);
+  for (const earlier of unlanded) {
+    for (const event of earlier.events) {
+      const id = storedEventId(event);
+      if (!held.has(id)) held.set(id, scopeKey);
+    }
+  }
   return preparePage(scopeKey, page.events, held, new Date());
 }
 

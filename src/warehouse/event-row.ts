@@ -166,12 +166,18 @@ export function toColumnParameters(rows: readonly (readonly RowValue[])[]): Arra
   });
 }
 
-/** Last occurrence of an id wins, as a re-read page would have it. */
+/** The id as the warehouse stores it (NUL and lone surrogates as U+FFFD): two ids may become one. */
+export function storedEventId(event: ValidEvent): string {
+  return toStorableText(event.id);
+}
+
+/** Last occurrence of a stored id wins, as a re-read page would have it. */
 export function dedupeById(events: readonly ValidEvent[]): ValidEvent[] {
   const byId = new Map<string, ValidEvent>();
   for (const event of events) {
-    byId.delete(event.id);
-    byId.set(event.id, event);
+    const id = storedEventId(event);
+    byId.delete(id);
+    byId.set(id, event);
   }
   return [...byId.values()];
 }

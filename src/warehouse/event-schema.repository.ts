@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ValidEvent } from '../events/types.js';
 import { MISSING_EVENT_TYPE } from './event-row.js';
+import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
 
 export interface SchemaChanges {
@@ -36,22 +37,32 @@ export class SeenSchema {
   /** Fields known per type: checking a field costs one Set lookup, no string built (this runs for every event). */
   readonly #known = new Map<string, Set<string>>();
 
-  /** The (type, field) pairs of `events` this process has not yet seen recorded, with their first event. */
+  /**
+   * The (type, field) pairs of `events` this process has not yet seen recorded, with their first
+   * event: names and id as the warehouse stores them (NUL and lone surrogates as U+FFFD, as in the
+   * rows), so a page that brings such a name still lands.
+   */
   unseen(events: readonly ValidEvent[]): FirstSighting[] {
     const found: FirstSighting[] = [];
     let pending: Map<string, Set<string>> | undefined;
     for (const event of events) {
       const payload = event.payload;
-      const type = typeof payload.eventTypeName === 'string' ? payload.eventTypeName : MISSING_EVENT_TYPE;
-      const known = this.#known.get(type);
-      for (const field in payload) {
+      const sent = typeof payload.eventTypeName === 'string' ? payload.eventTypeName : MISSING_EVENT_TYPE;
+      // Names are kept as stored (see storable-json.ts): the sent text is tried first, so a known
+      // type or field costs no scan; only what is not known yet is made storable.
+      let type = sent;
+      let known = this.#known.get(type);
+      if (!known) known = this.#known.get((type = toStorableText(sent)));
+      for (const sentField in payload) {
+        if (known?.has(sentField)) continue;
+        const field = toStorableText(sentField);
         if (known?.has(field)) continue;
         pending ??= new Map();
         const already = pending.get(type) ?? new Set<string>();
         if (already.has(field)) continue;
         already.add(field);
         pending.set(type, already);
-        found.push({ eventTypeName: type, field, eventId: event.id });
+        found.push({ eventTypeName: type, field, eventId: toStorableText(event.id) });
       }
     }
     return found;

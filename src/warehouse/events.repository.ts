@@ -10,7 +10,7 @@ import { copyLines } from './copy-lines.js';
 import { COPY_ROW_COLUMNS } from './copy-text.js';
 import { copyInOf, type CopyIn } from './copy-transaction.js';
 import { warehouseOf } from './database.js';
-import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, toColumnParameters } from './event-row.js';
+import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, storedEventId, toColumnParameters } from './event-row.js';
 import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
 
@@ -36,7 +36,7 @@ const SOURCE_COLUMNS = sql.join(
 
 const NOTHING: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
 
-/** The scope of each event id the warehouse holds (ids it does not hold are absent). */
+/** The scope of each event id the warehouse holds, by stored id (ids it does not hold are absent). */
 export type HeldScopes = ReadonlyMap<string, string>;
 
 /**
@@ -57,13 +57,18 @@ export interface PreparedPage {
 export function preparePage(scopeKey: string, events: readonly ValidEvent[], held: HeldScopes, now: Date): PreparedPage {
   const distinct = dedupeById(events);
   const scope = parseScope(scopeKey);
-  const fresh = distinct.filter((event) => !held.has(event.id));
+  // `held` is keyed by the stored id (what lookupHeldScopes reads back).
+  const holder = (event: ValidEvent) => held.get(storedEventId(event));
+  const fresh = distinct.filter((event) => holder(event) === undefined);
   return {
     events,
     fresh: fresh.length,
     copied: fresh.length > 0 ? copyLines(scope, fresh, now.toISOString()) : undefined,
-    own: distinct.filter((event) => held.get(event.id) === scopeKey),
-    elsewhere: distinct.filter((event) => held.has(event.id) && held.get(event.id) !== scopeKey),
+    own: distinct.filter((event) => holder(event) === scopeKey),
+    elsewhere: distinct.filter((event) => {
+      const holding = holder(event);
+      return holding !== undefined && holding !== scopeKey;
+    }),
   };
 }
 
@@ -135,7 +140,7 @@ export async function lookupHeldScopes(db: Kysely<Database>, events: readonly Va
   const rows = await db
     .selectFrom('events')
     .select(['id', 'scope'])
-    .where(sql<boolean>`${sql.ref('id')} = any(${events.map((event) => toStorableText(event.id))}::text[])`)
+    .where(sql<boolean>`${sql.ref('id')} = any(${events.map(storedEventId)}::text[])`)
     .execute();
   return new Map(rows.map((row) => [row.id, row.scope]));
 }
@@ -188,12 +193,12 @@ async function recordOtherScopes(db: Kysely<Database>, scopeKey: string, ids: re
 
 /**
  * Whether the warehouse refused a row's values (SQLSTATE class 22, data exception; 23, integrity
- * constraint; 54, a limit such as an index entry's size): retrying cannot help, and only the
- * event that carries them should be set aside, not the page.
+ * constraint; 54, a limit such as an index entry's size; 21000, two rows of one statement for one
+ * key): retrying cannot help, and only the event that carries them should be set aside, not the page.
  */
 export function isRowRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+  return typeof code === 'string' && (code === '21000' || /^(22|23|54)[0-9A-Z]{3}$/.test(code));
 }
 
 /**
