@@ -13,7 +13,7 @@ import type { ApiClients } from '../api/clients.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { parseScope } from '../scope.js';
+import { tryParseScope } from '../scope.js';
 import type { Database } from '../warehouse/database.js';
 import {
   activeDiscoveredBy,
@@ -21,6 +21,7 @@ import {
   recordDiscoveredProjects,
   recordListingFailure,
 } from '../warehouse/scopes.repository.js';
+import { cleanListing } from './project-listing.js';
 
 export interface DiscoveryDeps {
   readonly clients: ApiClients;
@@ -38,6 +39,10 @@ export interface OrgDiscovery {
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly excluded: number;
+  /** Listed items that are no project a scope can hold (each logged with the reason). */
+  readonly skipped: number;
+  /** Projects listed more than once (offset paging of a changing organization), kept once. */
+  readonly duplicates: number;
   readonly error?: string;
 }
 
@@ -64,8 +69,14 @@ export async function discoverScopes(deps: DiscoveryDeps, configured: readonly S
     for (const key of found.projectKeys) {
       if (seen.has(key)) continue;
       seen.add(key);
+      // A key recorded by an older version from a listed id no scope can hold: never polled.
+      const scope = tryParseScope(key);
+      if (!scope) {
+        logger.warn({ scope: org.scope.key, project: key }, `${org.scope.key}: discovered project ${key} skipped: not a scope`);
+        continue;
+      }
       scopes.push({
-        scope: parseScope(key),
+        scope,
         eventTypes: org.eventTypes,
         includeRaw: org.includeRaw,
         startDate: org.startDate,
@@ -81,8 +92,10 @@ async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): 
   const { db, logger } = deps;
   const orgKey = org.scope.key;
   try {
-    const { projects, skipped } = await deps.clients.for(org.credential).listProjects(org.scope, deps.signal);
+    const listing = await deps.clients.for(org.credential).listProjects(org.scope, deps.signal);
+    const { projects, skipped, duplicates } = cleanListing(orgKey, listing.projects, listing.skipped);
     for (const reason of skipped) logger.warn({ scope: orgKey }, reason);
+    if (duplicates > 0) logger.info({ scope: orgKey, duplicates }, `${orgKey}: ${duplicates} project(s) listed more than once, kept once`);
     const kept = projects.filter((p) => !isExcluded(p, org.excludeProjects ?? []));
     const { added, removed } = await recordDiscoveredProjects(
       db,
@@ -103,6 +116,8 @@ async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): 
       added,
       removed,
       excluded: projects.length - kept.length,
+      skipped: skipped.length,
+      duplicates,
     } as const;
     return { projectKeys: kept.map((p) => `group:${p.id}`), report };
   } catch (error) {
@@ -116,7 +131,17 @@ async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): 
     );
     return {
       projectKeys,
-      report: { org: orgKey, outcome: 'failed', projects: projectKeys.length, added: [], removed: [], excluded: 0, error: message },
+      report: {
+        org: orgKey,
+        outcome: 'failed',
+        projects: projectKeys.length,
+        added: [],
+        removed: [],
+        excluded: 0,
+        skipped: 0,
+        duplicates: 0,
+        error: message,
+      },
     };
   }
 }
