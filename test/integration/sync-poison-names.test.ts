@@ -24,7 +24,7 @@ const event = (id: string, secondsAgo: number, extra: Record<string, unknown> = 
   ...extra,
 });
 
-describe.each(['postgres', 'pglite'] as const)('names and ids PostgreSQL refuses (%s)', (kind) => {
+describe.each(['postgres', 'pglite'] as const)('names and ids PostgreSQL refuses (%s)', { timeout: 240_000 }, (kind) => {
   let stub: StubFeedSync | undefined;
   afterEach(async () => stub?.close());
 
