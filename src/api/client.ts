@@ -8,7 +8,7 @@ import { requireApiCredentials, type Config } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
-import type { Scope } from '../scope.js';
+import { eventsPath, type Scope } from '../scope.js';
 import { ApiTransientError } from './api-error.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
@@ -17,7 +17,7 @@ import { createHttpDispatcher } from './http-agent.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiReachability } from './reachability.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
-import { windowPages, type EventsPage } from './pages.js';
+import { PageWalk, windowPages, type EventsPage } from './pages.js';
 import { memoryRequestBudget, type RequestBudget } from './request-budget.js';
 import { resultTexts, textsPairWith } from './result-texts.js';
 import { type RequestContext } from './response.js';
@@ -167,14 +167,18 @@ export class EventsClient {
   async listProjects(org: Scope, signal?: AbortSignal): Promise<{ projects: ListedProject[]; skipped: string[] }> {
     const projects: ListedProject[] = [];
     const skipped: string[] = [];
+    const path = `/orgs/${encodeURIComponent(org.id)}/groups`;
+    const walk = new PageWalk('projects', MAX_ITEMS_PER_PAGE, `GET ${path} for ${org.key}`);
     for (let pageNum = 1; ; pageNum += 1) {
-      const target = `/orgs/${encodeURIComponent(org.id)}/groups?pageNum=${pageNum}&itemsPerPage=${MAX_ITEMS_PER_PAGE}`;
-      const { list } = await this.#getList(org, target, signal);
+      const { list } = await this.#getList(org, `${path}?pageNum=${pageNum}&itemsPerPage=${MAX_ITEMS_PER_PAGE}`, signal);
+      const ids: string[] = [];
       for (const item of list.results) {
         const project = readListedProject(item, org.id);
         if (typeof project === 'string') skipped.push(project);
         else projects.push(project);
+        if (typeof project !== 'string') ids.push(project.id);
       }
+      walk.check(pageNum, ids, list.totalCount);
       if (list.results.length < MAX_ITEMS_PER_PAGE) return { projects, skipped };
     }
   }
@@ -220,7 +224,8 @@ export class EventsClient {
   /** The pages of one window, pageNum 1, 2, … until a short page (links and counts are not trusted). */
   pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage, void> {
     const itemsPerPage = this.#itemsPerPage;
-    return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage);
+    const walk = new PageWalk('events', itemsPerPage, `GET ${eventsPath(scope)} for ${scope.key}`);
+    return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage, walk);
   }
 
   async close(): Promise<void> {

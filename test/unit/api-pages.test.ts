@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { windowPages, type EventsPage } from '../../src/api/pages.js';
+import { PageWalk, windowPages, type EventsPage } from '../../src/api/pages.js';
 
 const page = (pageNum: number, size: number, hasNext: boolean): EventsPage => ({
   pageNum,
@@ -52,5 +52,26 @@ describe('windowPages', () => {
   });
   it('stops on an empty first page', async () => {
     expect(await collect([[0, false]], 3)).toEqual([1]);
+  });
+});
+
+describe('PageWalk', () => {
+  const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => `e${from + i}`);
+
+  it('stops at a full page whose every id an earlier page listed, naming where', () => {
+    const walk = new PageWalk('events', 3, 'GET /groups/g/events for group:g');
+    walk.check(1, ids(0, 3), 1000);
+    walk.check(2, ids(2, 3), 1000); // overlapping pages (a late event shifted them) are read on
+    expect(() => walk.check(3, ids(1, 3), 1000)).toThrow(
+      'GET /groups/g/events for group:g: page 3 lists only events that earlier pages listed (the service is repeating its pages); stopped after 3 pages',
+    );
+  });
+
+  it('reads a count that is a third of the truth to the end, and stops four times past it plus ten', () => {
+    const walk = new PageWalk('events', 100, 'GET /groups/g/events for group:g');
+    for (let pageNum = 1; pageNum <= 22; pageNum += 1) walk.check(pageNum, ids(pageNum * 100, 100), 300);
+    expect(() => walk.check(23, ids(2300, 100), 300)).toThrow(
+      /page 23 is past what a totalCount of 300 allows \(3 page\(s\) of 100; read up to 22\)/,
+    );
   });
 });
