@@ -161,7 +161,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    logLevel: z.enum(LOG_LEVELS).default('info'),
+    /** Unset: `warn` for the commands a person runs (sync --once, status, …), `info` for services. */
+    logLevel: z.enum(LOG_LEVELS).optional(),
   })
   .strict();
 

@@ -114,6 +114,27 @@ function digits(text: string, at: number): number {
   return 10 * (text.charCodeAt(at) - 48) + text.charCodeAt(at + 1) - 48;
 }
 
+/**
+ * A date typed on the command line: what parseIsoDate takes, and also a time without a zone (UTC)
+ * or without seconds (`2026-11-26T12:00`). `dateOnly` tells the caller a whole day was named.
+ */
+export function parseCommandLineDate(text: string): { date: Date; dateOnly: boolean } | undefined {
+  const trimmed = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) {
+    const date = parseIsoDate(trimmed);
+    return date ? { date, dateOnly: true } : undefined;
+  }
+  // A time without a zone is UTC, as everything the mirror prints.
+  const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) ? trimmed : `${trimmed}Z`;
+  const date = parseIsoDate(zoned.replace(/z$/, 'Z'));
+  return date ? { date, dateOnly: false } : undefined;
+}
+
+/** The last second of the UTC day that `date` starts. */
+export function endOfUtcDay(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / MS_PER_DAY) * MS_PER_DAY + MS_PER_DAY - 1000);
+}
+
 /** A timestamp for people: ISO 8601 UTC without milliseconds, `-` when there is none. */
 export function formatTimestamp(date: Date | null | undefined): string {
   return date ? formatApiDate(date) : '-';

@@ -2,7 +2,7 @@
  * The Events API client: one keep-alive undici dispatcher and one Digest session per base URL,
  * a request budget per scope, and retries classified by retry-policy.ts.
  */
-import { setTimeout as delay } from 'node:timers/promises';
+import { sleep } from '../abort.js';
 import type { Dispatcher } from 'undici';
 import { requireApiCredentials, type Config } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
@@ -87,7 +87,7 @@ export class EventsClient {
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#itemsPerPage = options.itemsPerPage ?? 500;
     this.#retry = { ...RETRY_DEFAULTS, ...definedOnly(options.retry ?? {}) };
-    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#sleep = options.sleep ?? sleep;
     this.#random = options.random ?? Math.random;
     const logger = options.logger ?? silentLogger();
     if (options.insecureSkipTlsVerify) {

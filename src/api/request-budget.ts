@@ -4,7 +4,7 @@
  * windows by rate-limiter-flexible (in memory for one process, in Redis when workers share it).
  * A 429 pauses the scope for everyone who shares the budget.
  */
-import { setTimeout as delay } from 'node:timers/promises';
+import { sleep } from '../abort.js';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Scope, ScopeKind } from '../scope.js';
@@ -61,7 +61,7 @@ function limiterBudget(limiters: Limiters, toBlockSeconds: (ms: number) => numbe
           return;
         } catch (rejection) {
           if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          await delay(rejection.msBeforeNext > 0 ? rejection.msBeforeNext : 1000, undefined, { signal });
+          await sleep(rejection.msBeforeNext > 0 ? rejection.msBeforeNext : 1000, signal);
         }
       }
     },

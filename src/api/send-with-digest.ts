@@ -4,6 +4,7 @@
  * failures and HTTP errors come out classified (ApiError / ApiTransientError).
  */
 import { request, type Dispatcher } from 'undici';
+import { linkedSignal } from '../abort.js';
 import type { Logger } from '../logger.js';
 import type { Scope } from '../scope.js';
 import { ApiCredentialsError, ApiError, ApiTransientError, type ApiFailure } from './api-error.js';
@@ -64,6 +65,8 @@ export async function sendWithDigest(
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let body: Buffer;
+    // The request listens on a signal of its own, linked to the caller's until its body is read.
+    const link = signal ? linkedSignal(signal) : undefined;
     try {
       const response = await request(context.url, {
         method: 'GET',
@@ -75,7 +78,7 @@ export async function sendWithDigest(
         dispatcher: deps.dispatcher,
         headersTimeout: deps.requestTimeoutMs,
         bodyTimeout: deps.requestTimeoutMs,
-        ...(signal ? { signal } : {}),
+        ...(link ? { signal: link.signal } : {}),
       });
       status = response.statusCode;
       headers = response.headers;
@@ -88,6 +91,8 @@ export async function sendWithDigest(
       const failure = transportFailure(context, error, logger, elapsedMs);
       deps.reachability.noAnswer(failure.message);
       throw failure;
+    } finally {
+      link?.unlink();
     }
     deps.reachability.answered();
     const elapsedMs = performance.now() - started;

@@ -9,7 +9,8 @@ import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_OK, action, createContext } from './context.js';
-import { isoDate, scopeArg } from './options.js';
+import { requireKnownScopes } from './known-scopes.js';
+import { isoDate, isoDateEnd, scopeArg } from './options.js';
 
 interface BackfillOptions {
   scope: Scope;
@@ -24,8 +25,8 @@ export function registerBackfillCommand(program: Command): void {
     .command('backfill')
     .description('re-read a date range for one scope without touching its checkpoint (resumable)')
     .requiredOption('--scope <scope>', 'org:<orgId> or group:<groupId>', scopeArg)
-    .requiredOption('--from <iso>', 'start of the range, ISO 8601 (inclusive)', isoDate)
-    .option('--to <iso>', 'end of the range, ISO 8601 (inclusive; default: now)', isoDate)
+    .requiredOption('--from <iso>', 'start of the range, included: a date (from 00:00:00Z) or a UTC date-time', isoDate)
+    .option('--to <iso>', 'end of the range, included: a date (its whole day, to 23:59:59Z) or a UTC date-time (default: now)', isoDateEnd)
     .option('--enqueue', 'add one BullMQ job per window for the workers instead of running here (needs Redis only)')
     .option('--force', 're-read windows a previous backfill finished too (default: they are skipped, so a backfill resumes)')
     .action(action(async (options: BackfillOptions) => runBackfill(options)));
@@ -36,7 +37,7 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
   if (options.from > to) {
     throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(to)}: swap them`);
   }
-  const { config, logger } = createContext({ logFd: 2 });
+  const { config, logger } = createContext({ logFd: 2, interactive: true });
   if (options.enqueue) {
     // Loaded only here: BullMQ and ioredis take half a second, which a backfill run in place would pay.
     const { runEnqueueBackfill } = await import('../queue/enqueue-backfill.js');
@@ -48,6 +49,7 @@ async function runBackfill(options: BackfillOptions): Promise<number> {
   const progress = progressReporter(logger, options.scope.key);
   const runtime = await openSyncRuntime(config, progress.quietLogger, { signal: shutdown.signal });
   try {
+    await requireKnownScopes(runtime.warehouse.db, config, [options.scope]);
     const result = await backfillScope(runtime.ctx, settings, options.from, to, {
       onWindow: progress.update,
       force: options.force === true,

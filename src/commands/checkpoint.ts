@@ -9,6 +9,7 @@ import { openWarehouse, syncSettings } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { getSyncState, type SyncState } from '../warehouse/state.repository.js';
 import { EXIT_OK, action, createContext } from './context.js';
+import { requireKnownScopes } from './known-scopes.js';
 import { isoDate, scopeArg } from './options.js';
 
 interface CheckpointOptions {
@@ -22,16 +23,21 @@ export function registerCheckpointCommand(program: Command): void {
     .command('checkpoint')
     .description("show a scope's checkpoint and the settings it covers; move it back with --set, or --reset it")
     .requiredOption('--scope <scope>', 'org:<orgId> or group:<groupId>', scopeArg)
-    .option('--set <iso>', 'move the checkpoint back to this date: the next sync reads from there (never forward)', isoDate)
+    .option(
+      '--set <iso>',
+      'move the checkpoint back to this date (a date is its 00:00:00Z) or UTC date-time: the next sync reads from there (never forward)',
+      isoDate,
+    )
     .option('--reset', 'forget the checkpoint: the next sync reads from the start date (EVENTS_START_DATE, or 30 days back)')
     .action(action(async (options: CheckpointOptions) => runCheckpoint(options)));
 }
 
 async function runCheckpoint(options: CheckpointOptions): Promise<number> {
   if (options.set && options.reset) throw new UsageError('--set and --reset both given: choose one');
-  const { config, logger } = createContext({ logFd: 2 });
+  const { config, logger } = createContext({ logFd: 2, interactive: true });
   const warehouse = await openWarehouse(config, logger);
   try {
+    await requireKnownScopes(warehouse.db, config, [options.scope]);
     const key = options.scope.key;
     if (!options.set && !options.reset) {
       process.stdout.write(describe(key, await getSyncState(warehouse.db, key)));

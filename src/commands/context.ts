@@ -20,11 +20,22 @@ export interface ContextOptions {
   overrides?: ConfigInput;
   /** Long-running processes log to stdout; one-shot commands whose stdout is a report use stderr. */
   logFd?: 1 | 2;
+  /**
+   * A command a person runs and reads (sync --once, status, backfill, …): unless LOG_LEVEL says
+   * otherwise it logs warnings and errors only, around its own progress and summary. Services
+   * (worker, scheduler, sync without --once) log at info.
+   */
+  interactive?: boolean;
+}
+
+/** The log level a command runs at: LOG_LEVEL when set, else by the kind of command. */
+export function logLevelFor(config: Config, interactive: boolean): NonNullable<Config['logLevel']> {
+  return config.logLevel ?? (interactive ? 'warn' : 'info');
 }
 
 export function createContext(options: ContextOptions = {}): CommandContext {
   const config = loadConfig({ overrides: options.overrides });
-  const logger = createLogger({ level: config.logLevel, fd: options.logFd ?? 2 });
+  const logger = createLogger({ level: logLevelFor(config, options.interactive === true), fd: options.logFd ?? 2 });
   return { config, logger };
 }
 

@@ -4,9 +4,10 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { runDemo } from '../demo/run-demo.js';
 import { renderDemoReport } from '../report/demo-report.js';
+import { plural } from '../report/shorten.js';
 import { createLogger } from '../logger.js';
 import { loadConfig } from '../config.js';
-import { EXIT_FAILURE, EXIT_OK, action } from './context.js';
+import { EXIT_FAILURE, EXIT_OK, action, logLevelFor } from './context.js';
 import { positiveInt } from './options.js';
 import { writeHtmlReport } from './report.js';
 
@@ -21,8 +22,17 @@ Point it at a real account:
   export EVENTS_API_PUBLIC_KEY=<public key>  EVENTS_API_PRIVATE_KEY=<private key>
   export EVENTS_SCOPES=org:<orgId>,group:<projectId>
   export DATABASE_URL=postgres://user@host:5432/warehouse   # unset: embedded warehouse under ./data
-  npm run build && node dist/src/cli.js migrate && node dist/src/cli.js sync --once
+  npx events-mirror migrate && npx events-mirror sync --once
 `;
+
+/** How to look at the demo's warehouse with the ordinary commands. */
+function lookAround(dataDir: string): string {
+  return `
+Look around the demo's warehouse with the ordinary commands:
+  EVENTS_MIRROR_DATA_DIR=${dataDir} npx events-mirror status
+  EVENTS_MIRROR_DATA_DIR=${dataDir} npx events-mirror report
+`;
+}
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -33,7 +43,7 @@ export function registerDemoCommand(program: Command): void {
     .action(
       action(async (flags: DemoFlags) => {
         const config = loadConfig();
-        const logger = createLogger({ level: 'error', fd: 2 });
+        const logger = createLogger({ level: logLevelFor(config, true), fd: 2 });
         const bar = process.stderr.isTTY
           ? new cliProgress.SingleBar(
               { format: 'mirroring [{bar}] {value}/{total} events', stream: process.stderr },
@@ -57,12 +67,15 @@ export function registerDemoCommand(program: Command): void {
         });
         if (barStarted) bar?.stop();
         try {
-          process.stdout.write(`Synced ${demo.results.length} scopes in ${demo.seconds.toFixed(1)} s into ${demo.warehouseDir}\n\n`);
+          process.stdout.write(
+            `Synced ${plural(demo.results.length, 'scope')} in ${demo.seconds.toFixed(1)} s into ${demo.warehouseDir}\n\n`,
+          );
           process.stdout.write(await renderDemoReport(demo.warehouse.db, new Date()));
           const report = await writeHtmlReport(demo.warehouse, path.join(config.database.dataDir, 'demo-report.html'), flags.days + 1, []);
           process.stdout.write(`\nThe report with charts (alert episodes, security changes, top actors, sync lag): ${report}\n`);
           const failed = demo.results.filter((r) => r.status === 'failed');
           for (const result of failed) process.stdout.write(`\n${result.scope} failed: ${String(result.error)}\n`);
+          process.stdout.write(lookAround(path.relative(process.cwd(), demo.warehouseDir) || '.'));
           process.stdout.write(NEXT_STEPS);
           return failed.length === 0 ? EXIT_OK : EXIT_FAILURE;
         } finally {

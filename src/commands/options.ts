@@ -1,17 +1,27 @@
 /** Argument parsers for commander options: a bad value prints usage and exits 2. */
 import { InvalidArgumentError } from 'commander';
 import { SCOPE_FORM, tryParseScope, type Scope } from '../scope.js';
-import { parseIsoDate } from '../time.js';
+import { endOfUtcDay, parseCommandLineDate } from '../time.js';
 
 export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of 1 or more.');
   return Number(value);
 }
 
+const DATE_FORMS = 'expected a date or a UTC date-time such as 2026-11-01, 2026-11-01T06:00 or 2026-11-01T06:00:00Z.';
+
+/** A point in time, or the start of a range: a bare date is that day's first second (00:00:00Z). */
 export function isoDate(value: string): Date {
-  const date = parseIsoDate(value);
-  if (!date) throw new InvalidArgumentError('expected an ISO 8601 date or date-time such as 2026-11-01 or 2026-11-01T06:00:00Z.');
-  return date;
+  const parsed = parseCommandLineDate(value);
+  if (!parsed) throw new InvalidArgumentError(DATE_FORMS);
+  return parsed.date;
+}
+
+/** The end of a range, included: a bare date is that whole day, to its last second (23:59:59Z). */
+export function isoDateEnd(value: string): Date {
+  const parsed = parseCommandLineDate(value);
+  if (!parsed) throw new InvalidArgumentError(DATE_FORMS);
+  return parsed.dateOnly ? endOfUtcDay(parsed.date) : parsed.date;
 }
 
 export function scopeArg(value: string): Scope {

@@ -10,7 +10,8 @@ import { isReconciled, reconcileScope } from '../sync/reconcile-scope.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
-import { collectScopes, isoDate } from './options.js';
+import { requireKnownScopes } from './known-scopes.js';
+import { collectScopes, isoDate, isoDateEnd } from './options.js';
 import { selectScopes } from './select-scopes.js';
 
 interface ReconcileOptions {
@@ -24,8 +25,16 @@ export function registerReconcileCommand(program: Command): void {
     .command('reconcile')
     .description("compare the warehouse with the API's own count of events per window and re-read only what differs")
     .option('--scope <scope>', 'only this scope (repeatable, or a comma list); default: every configured scope', collectScopes)
-    .option('--from <iso>', 'start of the range, ISO 8601 (default: EVENTS_RECONCILE_DAYS before --to)', isoDate)
-    .option('--to <iso>', "end of the range, ISO 8601 (default: each scope's checkpoint)", isoDate)
+    .option(
+      '--from <iso>',
+      'start of the range, included: a date (from 00:00:00Z) or a UTC date-time (default: EVENTS_RECONCILE_DAYS before --to)',
+      isoDate,
+    )
+    .option(
+      '--to <iso>',
+      "end of the range, included: a date (its whole day, to 23:59:59Z) or a UTC date-time (default: each scope's checkpoint)",
+      isoDateEnd,
+    )
     .action(action(async (options: ReconcileOptions) => runReconcile(options)));
 }
 
@@ -33,12 +42,13 @@ async function runReconcile(options: ReconcileOptions): Promise<number> {
   if (options.from && options.to && options.from > options.to) {
     throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(options.to)}: swap them`);
   }
-  const { config, logger } = createContext({ logFd: 2 });
+  const { config, logger } = createContext({ logFd: 2, interactive: true });
   requireApiAccess(config);
   const scopes = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
+    await requireKnownScopes(runtime.warehouse.db, config, options.scope ?? []);
     const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
       reconcileScope(runtime.ctx, settings, {
         days: config.reconcile.days,

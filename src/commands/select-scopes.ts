@@ -8,7 +8,9 @@ export function selectScopes(config: Config, chosen: Scope[] | undefined): Scope
   const known = new Set(config.scopes.map((s) => s.scope.key));
   const unknown = chosen.filter((s) => !known.has(s.key));
   if (unknown.length > 0 && config.scopes.length > 0) {
-    throw new UsageError(`--scope ${unknown.map((s) => s.key).join(', ')} is not configured: add it to EVENTS_SCOPES or drop the flag`);
+    throw new UsageError(
+      `--scope ${unknown.map((s) => s.key).join(', ')} is not configured (configured: ${[...known].sort().join(', ')}): add it to EVENTS_SCOPES or drop the flag`,
+    );
   }
   return chosen.map((scope) => scopeSettings(config, scope));
 }

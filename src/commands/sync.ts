@@ -1,6 +1,7 @@
 /** `events-mirror sync [--once]`: every configured scope from its checkpoint to now, in-process. */
 import type { Command } from 'commander';
 import { requireApiAccess } from '../config.js';
+import { plural } from '../report/shorten.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
 import { listenForShutdown } from '../shutdown-signals.js';
@@ -11,6 +12,7 @@ import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
 import { collectScopes, positiveInt } from './options.js';
+import { terminalProgress } from './progress.js';
 import { selectScopes } from './select-scopes.js';
 
 interface SyncOptions {
@@ -32,12 +34,28 @@ export function registerSyncCommand(program: Command): void {
 async function runSync(options: SyncOptions): Promise<number> {
   const { config, logger } = createContext({
     logFd: 2,
+    interactive: options.once === true,
     ...(options.concurrency ? { overrides: { sync: { concurrency: options.concurrency } } } : {}),
   });
   requireApiAccess(config);
   const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
-  const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
+  // A pass on a terminal shows scopes done and events landed (the summary table follows).
+  const progress = options.once ? terminalProgress('sync [{bar}] {value}/{total} scopes | {events} events', logger) : undefined;
+  let events = 0;
+  let scopesDone = 0;
+  let scopesTotal = configured.length;
+  const runtime = await openSyncRuntime(config, logger, {
+    signal: shutdown.signal,
+    ...(progress
+      ? {
+          onPage: (_scope, page) => {
+            events += page.events.length + page.rejected.length;
+            progress.update(scopesDone, scopesTotal, { events: events.toLocaleString('en-US') });
+          },
+        }
+      : {}),
+  });
   try {
     for (;;) {
       // Each pass lists the organizations' projects first: a project created since is synced too.
@@ -49,17 +67,23 @@ async function runSync(options: SyncOptions): Promise<number> {
             )
           ).scopes
         : configured;
-      const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
-        syncScope(runtime.ctx, settings, { mode: 'sync' }),
-      );
+      scopesTotal = scopes.length;
+      const results = await mapWithConcurrency(scopes, config.sync.concurrency, async (settings) => {
+        const result = await syncScope(runtime.ctx, settings, { mode: 'sync' });
+        scopesDone += 1;
+        progress?.update(scopesDone, scopesTotal, { events: events.toLocaleString('en-US') });
+        return result;
+      });
+      progress?.stop();
       process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
       await keepHouse(runtime.ctx, config.housekeeping, logger);
       if (options.once || shutdown.signal.aborted) return exitCodeFor(results);
       await sleep(config.scheduler.pollIntervalSeconds * 1000, shutdown.signal);
       if (shutdown.signal.aborted) return exitCodeFor(results);
-      logger.info(`next pass over ${configured.length} configured scopes`);
+      logger.info(`next pass over ${plural(configured.length, 'configured scope')}`);
     }
   } finally {
+    progress?.stop();
     shutdown.dispose();
     await runtime.close();
   }

@@ -1,17 +1,35 @@
-/** What a person wants to see after the demo: what landed, by type, by day, who, what changed, lag. */
-import { sql, type Kysely } from 'kysely';
+/**
+ * What a person wants to see after the demo, and from `report` without --html: what landed, by
+ * type, by day, who, what changed, lag. Over the whole warehouse, or a period and some scopes.
+ */
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../warehouse/database.js';
 import { formatTimestamp } from '../time.js';
+import { plural } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
-export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise<string> {
+export interface SummaryFilter {
+  /** Events created from then on; absent: all. */
+  readonly since?: Date;
+  /** Scope keys; empty: every scope. */
+  readonly scopes?: readonly string[];
+}
+
+export async function renderDemoReport(db: Kysely<Database>, now: Date, filter: SummaryFilter = {}): Promise<string> {
+  const scopes = filter.scopes ?? [];
+  const ofScopes = scopes.length > 0 ? sql<SqlBool>`scope in (${sql.join(scopes)})` : sql<SqlBool>`true`;
+  const since = filter.since;
+  const within = (column: string) => (since ? sql<SqlBool>`${sql.ref(column)} >= ${since} and ${ofScopes}` : ofScopes);
+  const sinceDay = since ? since.toISOString().slice(0, 10) : undefined;
   const [totals, byType, byDay, actors, changes, lag] = await Promise.all([
     db
       .selectFrom('events')
+      .where(within('created'))
       .select([sql<number>`count(*)::int`.as('events'), sql<number>`count(distinct scope)::int`.as('scopes')])
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('events')
+      .where(within('created'))
       .select(['event_type_name', sql<number>`count(*)::int`.as('events')])
       .groupBy('event_type_name')
       .orderBy('events', 'desc')
@@ -20,6 +38,7 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise
       .execute(),
     db
       .selectFrom('events_per_day')
+      .where(sinceDay ? sql<SqlBool>`day >= ${sinceDay} and ${ofScopes}` : ofScopes)
       .select(['day', sql<number>`sum(events)::int`.as('events')])
       .groupBy('day')
       .orderBy('day', 'desc')
@@ -27,6 +46,7 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise
       .execute(),
     db
       .selectFrom('actor_activity')
+      .where(within('created'))
       .select(['actor', 'actor_kind', sql<number>`count(*)::int`.as('events')])
       .groupBy(['actor', 'actor_kind'])
       .orderBy('events', 'desc')
@@ -35,20 +55,22 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date): Promise
       .execute(),
     db
       .selectFrom('automation_config_changes')
+      .where(within('created'))
       .select(['created', 'scope', 'diff_type', 'diff_status', 'diff_name', 'param_names'])
       .orderBy('created', 'desc')
       .orderBy('event_id')
       .orderBy('diff_index')
       .limit(5)
       .execute(),
-    db.selectFrom('sync_lag').select(['scope', 'watermark']).orderBy('scope').execute(),
+    db.selectFrom('sync_lag').where(ofScopes).select(['scope', 'watermark']).orderBy('scope').execute(),
   ]);
   const rejected = await db
     .selectFrom('rejected_events')
+    .where(ofScopes)
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow();
   return [
-    `${totals.events.toLocaleString('en-US')} events mirrored from ${totals.scopes} scopes (${rejected.n} malformed set aside in rejected_events)\n`,
+    `${plural(totals.events, 'event')} mirrored from ${plural(totals.scopes, 'scope')}${since ? ` since ${formatTimestamp(since)}` : ''} (${rejected.n} malformed set aside in rejected_events)\n`,
     section(
       'Events per type (top 8)',
       renderTable(

@@ -2,6 +2,7 @@
 import { errorMessage } from '../errors.js';
 import { isReconciled, type ReconcileScopeResult } from '../sync/reconcile-scope.js';
 import { formatTimestamp } from '../time.js';
+import { ERROR_CELL_WIDTH, plural, shorten } from './shorten.js';
 import { renderTable } from './table.js';
 
 export function renderReconcileSummary(results: readonly ReconcileScopeResult[]): string {
@@ -20,8 +21,8 @@ export function renderReconcileSummary(results: readonly ReconcileScopeResult[])
   const bad = results.filter((r) => !isReconciled(r.outcome)).length;
   const footer =
     bad === 0
-      ? `${results.length} scopes consistent with the API\n`
-      : `${bad} of ${results.length} scopes not consistent with the API (see the result column)\n`;
+      ? `${plural(results.length, 'scope')} consistent with the API\n`
+      : `${bad} of ${plural(results.length, 'scope')} not consistent with the API (see the result column)\n`;
   return (
     renderTable(['scope', 'range', 'windows', 'differing', 're-read', 'recovered', 'missing', 'extra', 'requests', 'result'], rows) + footer
   );
@@ -30,7 +31,7 @@ export function renderReconcileSummary(results: readonly ReconcileScopeResult[])
 function describeOutcome(r: ReconcileScopeResult): string {
   switch (r.outcome) {
     case 'failed':
-      return `failed: ${errorMessage(r.error)}`;
+      return shorten(`failed: ${errorMessage(r.error)}`, ERROR_CELL_WIDTH);
     case 'no-checkpoint':
       return 'no checkpoint yet: nothing to check (run sync first, or pass --to)';
     case 'differs':

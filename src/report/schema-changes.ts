@@ -8,10 +8,21 @@ export interface RecentSchemaChanges {
   readonly latest: readonly SchemaChange[];
 }
 
+function heading(changes: RecentSchemaChanges, days: number): string {
+  const { eventTypes, fields } = changes.total;
+  return `schema changes in the last ${days} days: ${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}, ${fields} new ${fields === 1 ? 'field' : 'fields'} of known types`;
+}
+
+/** Under the `status` table: the counts in one line, and where the list is. */
+export function renderSchemaChangesLine(changes: RecentSchemaChanges, days: number): string {
+  const { eventTypes, fields } = changes.total;
+  return `\n${heading(changes, days)}${eventTypes + fields > 0 ? ': npx events-mirror status --schema-changes lists them' : ''}\n`;
+}
+
+/** `status --schema-changes`: the latest changes, one per line. */
 export function renderSchemaChanges(changes: RecentSchemaChanges, days: number): string {
   const { eventTypes, fields } = changes.total;
-  const heading = `\nschema changes in the last ${days} days: ${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}, ${fields} new ${fields === 1 ? 'field' : 'fields'} of known types`;
-  if (changes.latest.length === 0) return `${heading}\n`;
+  if (changes.latest.length === 0) return `${heading(changes, days)}\n`;
   const shown =
     changes.latest.length < eventTypes + fields ? ` (the latest ${changes.latest.length}; the event_catalog view lists all)` : '';
   const rows = changes.latest.map((c) => [
@@ -21,5 +32,5 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
     c.scope,
     c.firstEventId,
   ]);
-  return `${heading}${shown}\n${renderTable(['first seen', 'change', 'name', 'scope', 'first event'], rows)}`;
+  return `${heading(changes, days)}${shown}\n${renderTable(['first seen', 'change', 'name', 'scope', 'first event'], rows)}`;
 }

@@ -3,6 +3,7 @@ import type { LastReconcile } from '../warehouse/reconcile.repository.js';
 import type { KnownScope } from '../warehouse/scopes.repository.js';
 import type { SyncState } from '../warehouse/state.repository.js';
 import { formatTimestamp } from '../time.js';
+import { ERROR_CELL_WIDTH, shorten } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
 export interface StatusInput {
@@ -19,7 +20,7 @@ export function renderStatus(input: StatusInput): string {
   const byScope = new Map(input.states.map((s) => [s.scope, s]));
   const known = new Map((input.known ?? []).map((k) => [k.scope, k]));
   const scopes = [...new Set([...input.configured, ...known.keys(), ...byScope.keys(), ...input.counts.keys()])].sort();
-  if (scopes.length === 0) return 'no scopes configured and nothing synced yet: set EVENTS_SCOPES and run `events-mirror sync --once`\n';
+  if (scopes.length === 0) return 'no scopes configured and nothing synced yet: set EVENTS_SCOPES and run npx events-mirror sync --once\n';
   const rows = scopes.map((scope) => {
     const state = byScope.get(scope);
     return [
@@ -30,15 +31,40 @@ export function renderStatus(input: StatusInput): string {
       state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-',
       formatTimestamp(state?.lastSuccessAt),
       state?.consecutiveFailures ?? 0,
-      state?.lastError ?? '-',
+      state?.lastError ? shorten(state.lastError, ERROR_CELL_WIDTH) : '-',
       input.counts.get(scope) ?? 0,
       describeReconcile(input.reconciles?.get(scope)),
     ];
   });
-  return renderTable(
-    ['scope', 'name', 'origin', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'],
-    rows,
+  const cut = scopes.find((scope) => (byScope.get(scope)?.lastError?.length ?? 0) > ERROR_CELL_WIDTH);
+  return (
+    renderTable(
+      ['scope', 'name', 'origin', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'],
+      rows,
+    ) + (cut ? `errors are cut to ${ERROR_CELL_WIDTH} characters: the whole one with npx events-mirror status --scope ${cut}\n` : '')
   );
+}
+
+/** `status --scope S`: one scope, one line per field, its last error whole. */
+export function renderScopeStatus(scope: string, input: StatusInput): string {
+  const state = input.states.find((s) => s.scope === scope);
+  const known = input.known?.find((k) => k.scope === scope);
+  const last = input.reconciles?.get(scope);
+  const fields: Array<[string, string]> = [
+    ['scope', scope],
+    ['name', known?.name ?? '-'],
+    ['origin', describeOrigin(known, input.configured.includes(scope))],
+    ['watermark', formatTimestamp(state?.watermark)],
+    ['lag', state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-'],
+    ['last attempt', formatTimestamp(state?.lastAttemptAt)],
+    ['last success', formatTimestamp(state?.lastSuccessAt)],
+    ['failures in a row', String(state?.consecutiveFailures ?? 0)],
+    ['events held', (input.counts.get(scope) ?? 0).toLocaleString('en-US')],
+    ['last reconcile', describeReconcile(last)],
+    ['last error', state?.lastError ?? '-'],
+  ];
+  const width = Math.max(...fields.map(([name]) => name.length));
+  return fields.map(([name, value]) => `${`${name}:`.padEnd(width + 2)}${value}`).join('\n') + '\n';
 }
 
 /** `recovered 12 at 2026-11-24T06:00:00Z`, `consistent at …`, `running since …`. */

@@ -1,6 +1,7 @@
-/** The table `sync --once` prints at the end: one row per scope. */
+/** The table `sync --once` prints at the end: one row per scope, then what changed in one or two lines. */
 import { errorMessage } from '../errors.js';
 import type { ScopeRunResult } from '../sync/sync-scope.js';
+import { ERROR_CELL_WIDTH, plural, shorten } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
 export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date): string {
@@ -12,9 +13,21 @@ export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date)
     r.totals.changed,
     r.totals.rejected,
     r.watermark ? formatDuration(now.getTime() - r.watermark.getTime()) : '-',
-    r.status === 'failed' ? `failed: ${errorMessage(r.error)}` : r.status,
+    r.status === 'failed' ? shorten(`failed: ${errorMessage(r.error)}`, ERROR_CELL_WIDTH) : r.status,
   ]);
-  const failed = results.filter((r) => r.status === 'failed').length;
-  const footer = failed === 0 ? `${results.length} scopes synced\n` : `${failed} of ${results.length} scopes failed\n`;
-  return renderTable(['scope', 'windows', 'pages', 'new', 'changed', 'rejected', 'lag', 'status'], rows) + footer;
+  const failed = results.filter((r) => r.status === 'failed');
+  const footer =
+    failed.length === 0
+      ? `${plural(results.length, 'scope')} synced\n`
+      : `${failed.length} of ${plural(results.length, 'scope')} failed: the whole error with npx events-mirror status --scope ${failed[0]!.scope}\n`;
+  return renderTable(['scope', 'windows', 'pages', 'new', 'changed', 'rejected', 'lag', 'status'], rows) + footer + schemaLine(results);
+}
+
+/** `schema: 3 new event types, 12 new fields: npx events-mirror status --schema-changes lists them`, or nothing. */
+function schemaLine(results: readonly ScopeRunResult[]): string {
+  const types = results.reduce((sum, r) => sum + r.totals.newEventTypes, 0);
+  const fields = results.reduce((sum, r) => sum + r.totals.newFields, 0);
+  if (types + fields === 0) return '';
+  const parts = [...(types > 0 ? [plural(types, 'new event type')] : []), ...(fields > 0 ? [plural(fields, 'new field')] : [])];
+  return `schema: ${parts.join(', ')} (kept as received): npx events-mirror status --schema-changes lists them\n`;
 }

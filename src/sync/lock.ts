@@ -7,6 +7,7 @@
  * the lock alone: upserts are idempotent and the watermark never moves backwards.
  */
 import { sql, type Kysely } from 'kysely';
+import { onAbort } from '../abort.js';
 import type { Warehouse } from '../warehouse/database.js';
 
 export type ReleaseLock = () => Promise<void>;
@@ -51,13 +52,13 @@ function advisoryLock(db: Kysely<unknown>): ScopeLock {
               return;
             }
             settled = true;
-            signal?.addEventListener('abort', letGo, { once: true });
+            const stopWaiting = signal ? onAbort(signal, letGo) : undefined;
             resolve(async () => {
               letGo();
               await connectionDone;
             });
             await released;
-            signal?.removeEventListener('abort', letGo);
+            stopWaiting?.();
             await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn);
           })
           .catch((error: unknown) => {
@@ -77,9 +78,9 @@ function inProcessLock(): ScopeLock {
       if (held.has(scopeKey)) return undefined;
       held.add(scopeKey);
       const letGo = () => held.delete(scopeKey);
-      signal?.addEventListener('abort', letGo, { once: true });
+      const stopWaiting = signal ? onAbort(signal, letGo) : undefined;
       return async () => {
-        signal?.removeEventListener('abort', letGo);
+        stopWaiting?.();
         letGo();
       };
     },

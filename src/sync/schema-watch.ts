@@ -18,14 +18,19 @@ function listed(names: readonly string[]): string {
   return names.length > SHOWN ? `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more` : names.join(', ');
 }
 
-/** One warning per page that changed the schema: new types, and new fields of known types. */
+/**
+ * One info line per page that changed the schema: new types, and new fields of known types. Not
+ * a warning: they are kept as received, and a first load brings dozens. Commands a person runs
+ * sum them up in one line (`sync --once`), `status --schema-changes` lists them, and the worker's
+ * events_mirror_schema_changes_total counts them.
+ */
 export function logSchemaChanges(logger: Logger, scopeKey: string, changes: SchemaChanges): void {
   const parts = [
     ...(changes.eventTypes.length > 0 ? [`${changes.eventTypes.length} new event type(s): ${listed(changes.eventTypes)}`] : []),
     ...(changes.fields.length > 0 ? [`${changes.fields.length} new field(s): ${listed(changes.fields)}`] : []),
   ];
   if (parts.length === 0) return;
-  logger.warn(
+  logger.info(
     { scope: scopeKey, newEventTypes: changes.eventTypes, newFields: changes.fields },
     `${scopeKey}: schema change, ${parts.join('; ')} (kept as received; see the event_catalog view)`,
   );

@@ -50,7 +50,7 @@ export function lockDataDir(lockFile: string, dataLocation: string): DataDirLock
       if (owner && isAlive(owner)) {
         throw new WarehouseError(
           'WAREHOUSE_IN_USE',
-          `the embedded warehouse at ${dataLocation} is in use by process ${owner.pid} (${owner.command}, since ${owner.since}): ` +
+          `the embedded warehouse at ${dataLocation} is in use by ${describeOwner(owner, new Date())}: ` +
             'stop that process first, or set DATABASE_URL to a PostgreSQL warehouse, which several processes can share',
         );
       }
@@ -82,6 +82,27 @@ function isAlive(owner: LockOwner): boolean {
   }
 }
 
+/** `events-mirror sync --once (process 21113, started 2026-11-27T03:30:12Z, 4m ago, on host h)`. */
+export function describeOwner(owner: Partial<LockOwner> & { pid: number }, now: Date): string {
+  const command = typeof owner.command === 'string' && owner.command.trim() !== '' ? owner.command.trim() : 'an events-mirror process';
+  const since = typeof owner.since === 'string' ? new Date(owner.since) : undefined;
+  const started =
+    since && !Number.isNaN(since.getTime())
+      ? `, started ${since.toISOString().replace(/\.\d{3}Z$/, 'Z')} (${ago(now.getTime() - since.getTime())})`
+      : '';
+  const host = owner.host && owner.host !== hostname() ? `, on host ${owner.host}` : '';
+  return `${command} (process ${owner.pid}${started}${host})`;
+}
+
+function ago(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) return `${seconds}s ago`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m ago`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h ago`;
+  return `${Math.round(seconds / 86_400)}d ago`;
+}
+
+/** What the holder was started as, for the message a second process gets: `events-mirror sync --once`. */
 function commandLine(): string {
   const args = process.argv.slice(2).filter((arg) => !arg.endsWith('.ts') && !arg.endsWith('.js'));
   return ['events-mirror', ...args].join(' ').slice(0, 200);

@@ -35,7 +35,7 @@ export async function migrateDownTo(warehouse: Warehouse, target: string, logger
 export async function assertMigrated(warehouse: Warehouse): Promise<void> {
   const migrations = await createMigrator(warehouse).getMigrations();
   if (migrations.some((migration) => migration.executedAt === undefined)) {
-    throw new WarehouseError('WAREHOUSE_NOT_MIGRATED', `warehouse ${warehouse.schema} is not migrated: run \`events-mirror migrate\``);
+    throw new WarehouseError('WAREHOUSE_NOT_MIGRATED', `warehouse ${warehouse.schema} is not migrated: run npx events-mirror migrate`);
   }
 }
 

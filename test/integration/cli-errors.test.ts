@@ -323,7 +323,7 @@ describe('the warehouse and Redis: one line with what to do, exit 1', () => {
   it.concurrent('a warehouse that is not migrated', async () => {
     const result = await runCli(['sync', '--once'], { ...envFor(OWNER), EVENTS_SCOPES: `group:${GROUP}`, DATABASE_URL: unmigrated.url });
     expect(result.code).toBe(1);
-    expect(oneLine(result)).toBe('warehouse events_mirror is not migrated: run `events-mirror migrate`');
+    expect(oneLine(result)).toBe('warehouse events_mirror is not migrated: run npx events-mirror migrate');
   });
 
   it.concurrent('a warehouse migrated by a newer events-mirror', async () => {

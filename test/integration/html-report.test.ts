@@ -159,10 +159,7 @@ describe('report --html', () => {
     expect(opened.text).not.toContain('SUCCESSFUL_LOGIN_AUDIT');
   });
 
-  it('bad arguments print usage and exit 2; an unwritable file names the path and the fix', async () => {
-    const missing = await runCli(['report'], env);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("required option '--html <file>' not specified");
+  it('bad arguments exit 2; an unwritable file names the path and the fix', async () => {
     const days = await runCli(['report', '--days', '0', '--html', path.join(dir, 'x.html')], env);
     expect(days.code).toBe(2);
     expect(days.stderr).toContain("option '--days <n>' argument '0' is invalid");

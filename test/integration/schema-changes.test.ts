@@ -1,6 +1,6 @@
 /**
  * Event types and fields never seen before are reported the way loaders report schema changes:
- * a warning when the page lands, `status` lists them, and the worker's metric counts them.
+ * a log line when the page lands, `status --schema-changes` lists them, and the worker's metric counts them.
  */
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ describe('schema changes', () => {
     return `${result.stdout}\n${result.stderr}`;
   };
   const status = async () => {
-    const result = await runCli(['status'], env);
+    const result = await runCli(['status', '--schema-changes'], env);
     expect(result.code, result.stderr).toBe(0);
     return result.stdout;
   };
@@ -61,7 +61,7 @@ describe('schema changes', () => {
     expect(`${again.stdout}${again.stderr}`).not.toContain('schema change');
   });
 
-  it('a new type and a new field of a known type: a warning naming them, status lists them, the metric counts them', async () => {
+  it('a new type and a new field of a known type: a log line naming them, status lists them, the metric counts them', async () => {
     const before = changeCounts(await status());
     const now = Date.now() - 30_000;
     fixture.emulator.dataset.addEvents(SCOPE, 2, { createdMs: now, eventTypeName: 'STREAM_PROCESSOR_STARTED' });
@@ -93,7 +93,7 @@ describe('schema changes', () => {
     expect(shown).toMatch(/new event type\s+│?\s*STREAM_PROCESSOR_STARTED\s/);
   });
 
-  it('the CLI warning names the new type, and the field a later event of it brings', async () => {
+  it('the CLI log line names the new type, and the field a later event of it brings', async () => {
     fixture.emulator.dataset.addEvents(SCOPE, 1, { createdMs: Date.now() - 20_000, eventTypeName: 'SEARCH_INDEX_CREATED' });
     const typed = await sync();
     expect(typed).toContain(`${SCOPE}: schema change, 1 new event type(s): SEARCH_INDEX_CREATED`);

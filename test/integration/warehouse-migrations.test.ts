@@ -57,7 +57,7 @@ describe.each(['postgres', 'pglite'] as const)('migrations on %s', (kind) => {
 
   it('go up into the configured schema, down to nothing, and up again', async () => {
     const { warehouse } = opened;
-    await expect(assertMigrated(warehouse)).rejects.toThrow('warehouse mirror_a is not migrated: run `events-mirror migrate`');
+    await expect(assertMigrated(warehouse)).rejects.toThrow('warehouse mirror_a is not migrated: run npx events-mirror migrate');
 
     const first = await migrateToLatest(warehouse);
     expect(first.applied).toEqual(await knownMigrations());

@@ -19,7 +19,8 @@ describe('loadConfig', () => {
     expect(config.scheduler.pollIntervalSeconds).toBe(60);
     expect(config.database.schema).toBe('events_mirror');
     expect(config.redis.url).toBe('redis://127.0.0.1:6379');
-    expect(config.logLevel).toBe('info');
+    // Unset: each command picks (warn for the commands a person runs, info for services).
+    expect(config.logLevel).toBeUndefined();
     expect(config.scopes).toEqual([]);
     expect(Object.isFrozen(config.api)).toBe(true);
   });
