@@ -63,7 +63,7 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
     const listed = await runCli(['status', '--schema-changes'], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/new event type\s+OUTSIDE_METRIC_THRESHOLD\s/);
-  }, 120_000);
+  }, 300_000);
 
   it('report without --html prints the summary the demo prints, for this data', async () => {
     const report = await runCli(['report', '--days', '40'], env);
@@ -73,7 +73,7 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
       expect(report.stdout).toContain(heading);
     }
     expect(report.stdout).toContain('With charts: npx events-mirror report --html report.html');
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('command-line arguments on a PostgreSQL warehouse', () => {
@@ -127,7 +127,7 @@ describe('command-line arguments on a PostgreSQL warehouse', () => {
       expect(result.code, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(2);
       expect(result.stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`--scope ${STRANGER}.*${SCOPE}`));
     }
-  }, 90_000);
+  }, 300_000);
 
   it('one scope reads "1 scope"', async () => {
     expect(firstSync).toContain('1 scope synced\n');
