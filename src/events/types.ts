@@ -126,6 +126,8 @@ export interface ValidEvent {
 export interface RejectedEvent {
   readonly reason: string;
   readonly payload: unknown;
+  /** Its JSON text exactly as the API sent it, when the client kept it: stored instead of `payload` serialised. */
+  readonly json?: string;
   /**
    * The created times of the valid events listed just before (newer) and after (older) it: pages
    * are newest first, so its real created time lies between them even when its own is unreadable.

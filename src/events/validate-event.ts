@@ -3,8 +3,16 @@
  * that parses as ISO 8601; everything else (unknown fields, missing or wrong-typed optional fields,
  * new eventTypeNames) is kept as received. Pure.
  */
+import { nestingDepth } from '../json-text.js';
 import { parseIsoDate } from '../time.js';
 import type { ApiEvent, RejectedEvent, ValidEvent } from './types.js';
+
+/**
+ * The deepest nesting of arrays and objects an event may have: PostgreSQL's jsonb parser runs out
+ * of stack some thousands of levels deeper (SQLSTATE 54001; the embedded warehouse sooner, and
+ * without saying so), and JavaScript's JSON.stringify too. A deeper event is set aside.
+ */
+export const MAX_EVENT_DEPTH = 1_000;
 
 export type EventCheck = { ok: true; event: ValidEvent } | { ok: false; rejected: RejectedEvent };
 
@@ -17,11 +25,20 @@ export function validateEvent(value: unknown, json?: string): EventCheck {
       rejected: {
         reason: `event is not an object (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`,
         payload: value,
+        ...(json === undefined ? {} : { json }),
       },
     };
   }
   const { id, created } = value as { id?: unknown; created?: unknown };
   const createdDate = typeof created === 'string' ? parseIsoDate(created) : undefined;
+  // Nesting that deep needs two characters a level: most texts are too short to be scanned.
+  const depth = json !== undefined && json.length > 2 * MAX_EVENT_DEPTH ? nestingDepth(json) : 0;
+  if (depth > MAX_EVENT_DEPTH) {
+    return {
+      ok: false,
+      rejected: { reason: `nested ${depth} levels deep, over the ${MAX_EVENT_DEPTH} the warehouse keeps`, payload: value, json },
+    };
+  }
   if (typeof id === 'string' && id.length > 0 && createdDate) {
     const event: ValidEvent =
       json === undefined
@@ -33,7 +50,8 @@ export function validateEvent(value: unknown, json?: string): EventCheck {
     typeof id !== 'string' ? 'id is missing or not a string' : id.length === 0 ? 'id is empty' : undefined,
     typeof created !== 'string' ? 'created is missing or not a string' : createdDate ? undefined : 'created is not an ISO 8601 date-time',
   ].filter((problem) => problem !== undefined);
-  return { ok: false, rejected: { reason: problems.join('; '), payload: value } };
+  const reason = problems.join('; ');
+  return { ok: false, rejected: json === undefined ? { reason, payload: value } : { reason, payload: value, json } };
 }
 
 /**

@@ -235,7 +235,8 @@ export async function upsertEventsOneByOne(
       if (!isRowRefusal(error)) throw error;
       await sql`rollback to savepoint event_row`.execute(trx);
       const { code, message } = error as { code: string; message: string };
-      refused.push({ reason: `the warehouse refused it: ${message} (SQLSTATE ${code})`, payload: event.payload });
+      const reason = `the warehouse refused it: ${message} (SQLSTATE ${code})`;
+      refused.push(event.json === undefined ? { reason, payload: event.payload } : { reason, payload: event.payload, json: event.json });
     }
   }
   counts.unchanged += events.length - distinct.length;

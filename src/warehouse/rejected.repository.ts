@@ -1,8 +1,10 @@
 /** Keeps events that failed validation, one row per distinct bad event per scope. */
 import { sql, type Kysely } from 'kysely';
 import type { RejectedEvent } from '../events/types.js';
+import { MAX_EVENT_DEPTH } from '../events/validate-event.js';
 import { parseIsoDate } from '../time.js';
-import { toStorableJson } from './storable-json.js';
+import { nestingDepth } from '../json-text.js';
+import { storableJsonText, toStorableJson } from './storable-json.js';
 import type { Database } from './tables.js';
 
 /**
@@ -18,20 +20,21 @@ export async function recordRejected(
   listedIn?: ListedWindow,
 ): Promise<number> {
   if (rejected.length === 0) return 0;
-  const batch = toStorableJson(
-    rejected.map((item, position) => {
+  // The batch's JSON text written by hand: each payload goes in as its text (as the API sent it when
+  // the client kept it), never serialised again, so no payload is rewritten and none is too deep
+  // for JSON.stringify.
+  const batch = `[${rejected
+    .map((item, position) => {
       const created = createdOf(item.payload);
       const from = created ?? item.listedBetween?.older ?? listedIn?.minDate;
       const to = created ?? item.listedBetween?.newer ?? listedIn?.maxDate;
-      return {
-        position,
-        reason: item.reason,
-        payload: item.payload ?? null,
-        listed_from: from?.toISOString() ?? null,
-        listed_to: to?.toISOString() ?? null,
-      };
-    }),
-  );
+      const { payload, note } = payloadJson(item);
+      return (
+        `{"position":${position},"reason":${toStorableJson(item.reason + note)},"payload":${payload},` +
+        `"listed_from":${toStorableJson(from?.toISOString() ?? null)},"listed_to":${toStorableJson(to?.toISOString() ?? null)}}`
+      );
+    })
+    .join(',')}]`;
   const stamp = now.toISOString();
   const result = await sql`
     with batch as (
@@ -74,4 +77,28 @@ function createdOf(payload: unknown): Date | undefined {
   const date = typeof created === 'string' ? parseIsoDate(created) : undefined;
   // PostgreSQL has no year 0 (nor anything before 4713 BC): such a date places nothing.
   return date && date.getUTCFullYear() >= 1 ? date : undefined;
+}
+
+/**
+ * The rejected event's payload as jsonb text: its text as sent when kept, else serialised; a JSON
+ * string holding the text when nested too deeply for jsonb, said so in `note` (added to the reason).
+ */
+function payloadJson(item: RejectedEvent): { payload: string; note: string } {
+  if (item.json === undefined) {
+    try {
+      return { payload: toStorableJson(item.payload ?? null), note: '' };
+    } catch (error) {
+      // Only a payload nested too deeply for JSON.stringify's stack gets here (its text was not kept).
+      return { payload: 'null', note: `; payload not kept: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  const text = storableJsonText(item.json);
+  // Nesting that deep needs at least two characters a level: most texts are too short to be scanned.
+  if (text.length <= 2 * MAX_EVENT_DEPTH) return { payload: text, note: '' };
+  const depth = nestingDepth(text);
+  if (depth <= MAX_EVENT_DEPTH) return { payload: text, note: '' };
+  return {
+    payload: toStorableJson(text),
+    note: '; payload holds its text as sent, in a JSON string',
+  };
 }
