@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { API_DIALECTS, DEFAULT_API_VERSION, dialectMismatch, inferDialect, type ApiDialect } from './api-dialect.js';
 import { credentialsSchema, readSecretFile, resolveCredentials, type Credential } from './credentials.js';
 import { ConfigError, jsonSyntaxProblem } from './errors.js';
 import { SCOPE_FORM, tryParseScope, type Scope } from './scope.js';
@@ -52,6 +53,13 @@ export const configSchema = z
         baseUrl: urlWithScheme(['https:', 'http:'], 'https://cloud.mongodb.com/api/public/v1.0').default(
           'https://cloud.mongodb.com/api/public/v1.0',
         ),
+        /** `v1` or `atlas-v2`; absent: from the base URL (…/api/atlas/v2 is atlas-v2). */
+        dialect: z.enum(API_DIALECTS).optional(),
+        /** The resource version atlas-v2 requests ask for (`Accept: application/vnd.atlas.<version>+json`). */
+        version: z
+          .string()
+          .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a resource version date such as 2023-01-01')
+          .default(DEFAULT_API_VERSION),
         publicKey: z.string().min(1).optional(),
         privateKey: z.string().min(1).optional(),
         caFile: z.string().min(1).optional(),
@@ -197,6 +205,8 @@ interface EnvBinding {
 /** Every environment variable the project reads, and the config key it sets. */
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_API_BASE_URL', path: ['api', 'baseUrl'], kind: 'string' },
+  { name: 'EVENTS_API_DIALECT', path: ['api', 'dialect'], kind: 'string' },
+  { name: 'EVENTS_API_VERSION', path: ['api', 'version'], kind: 'string' },
   { name: 'EVENTS_API_PUBLIC_KEY', path: ['api', 'publicKey'], kind: 'string' },
   { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'], kind: 'string' },
   { name: 'EVENTS_API_CA_FILE', path: ['api', 'caFile'], kind: 'string' },
@@ -266,7 +276,43 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
-  return freeze(finish(parsed.data, resolveCredentials(parsed.data.credentials, env)));
+  const credentials = resolveCredentials(parsed.data.credentials, env);
+  checkDialects(parsed.data.api, credentials);
+  return freeze(finish(parsed.data, credentials));
+}
+
+/** Where a credential's feeds are read and how: its own settings, else `api`'s. */
+export interface ApiSource {
+  readonly baseUrl: string;
+  readonly dialect: ApiDialect;
+  readonly version: string;
+  /** The config keys a person changes to fix the version (`api.version (EVENTS_API_VERSION)` or `credentials.x.version`). */
+  readonly versionKey: string;
+}
+
+export function apiSourceOf(
+  api: Pick<Config['api'], 'baseUrl' | 'dialect' | 'version'>,
+  credential?: { readonly name: string; readonly baseUrl?: string; readonly dialect?: ApiDialect; readonly version?: string },
+): ApiSource {
+  const baseUrl = credential?.baseUrl ?? api.baseUrl;
+  const dialect =
+    credential?.dialect ?? (credential?.baseUrl !== undefined ? inferDialect(baseUrl) : (api.dialect ?? inferDialect(baseUrl)));
+  const ownVersion = credential?.version !== undefined;
+  return {
+    baseUrl,
+    dialect,
+    version: credential?.version ?? api.version,
+    versionKey: ownVersion ? `credentials.${credential.name}.version` : 'api.version (EVENTS_API_VERSION)',
+  };
+}
+
+function checkDialects(api: ParsedConfig['api'], credentials: Readonly<Record<string, Credential>>): void {
+  const sources: Array<[string, ApiSource]> = [['api.dialect (EVENTS_API_DIALECT)', apiSourceOf(api)]];
+  for (const credential of Object.values(credentials)) sources.push([`credentials.${credential.name}`, apiSourceOf(api, credential)]);
+  for (const [where, source] of sources) {
+    const mismatch = dialectMismatch(source.baseUrl, source.dialect);
+    if (mismatch) throw new ConfigError(`${where}: dialect ${source.dialect} does not fit: ${mismatch}`);
+  }
 }
 
 function readJsonLayer(file: string, required: boolean): { source: string; value: Record<string, unknown> } {

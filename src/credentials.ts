@@ -7,7 +7,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { API_DIALECTS, type ApiDialect } from './api-dialect.js';
 import { ConfigError } from './errors.js';
+
+const apiVersion = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a resource version date such as 2023-01-01');
+/** Where and how a credential's feeds are read, when not as `api` says (a Cloud Manager org beside an Atlas one). */
+const sourceFields = {
+  baseUrl: z
+    .string()
+    .refine((v) => URL.canParse(v) && ['https:', 'http:'].includes(new URL(v).protocol), {
+      message: 'expected a URL such as https://cloud.mongodb.com/api/atlas/v2',
+    })
+    .optional(),
+  dialect: z.enum(API_DIALECTS).optional(),
+  version: apiVersion.optional(),
+};
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as ACME_PRIVATE_KEY');
 const filePath = z.string().min(1);
@@ -19,6 +33,7 @@ const apiKeySchema = z
     publicKeyEnv: envName.optional(),
     privateKeyEnv: envName.optional(),
     privateKeyFile: filePath.optional(),
+    ...sourceFields,
   })
   .strict();
 
@@ -29,6 +44,7 @@ const serviceAccountSchema = z
     clientIdEnv: envName.optional(),
     clientSecretEnv: envName.optional(),
     clientSecretFile: filePath.optional(),
+    ...sourceFields,
   })
   .strict();
 
@@ -40,9 +56,18 @@ export const credentialsSchema = z
 
 export type CredentialSources = z.output<typeof credentialsSchema>;
 
-export type Credential =
-  | { readonly kind: 'apiKey'; readonly name: string; readonly publicKey: string; readonly privateKey: string }
-  | { readonly kind: 'serviceAccount'; readonly name: string; readonly clientId: string; readonly clientSecret: string };
+/** A credential's own API source settings; each absent one falls back to `api`'s. */
+export interface CredentialSource {
+  readonly baseUrl?: string;
+  readonly dialect?: ApiDialect;
+  readonly version?: string;
+}
+
+export type Credential = CredentialSource &
+  (
+    | { readonly kind: 'apiKey'; readonly name: string; readonly publicKey: string; readonly privateKey: string }
+    | { readonly kind: 'serviceAccount'; readonly name: string; readonly clientId: string; readonly clientSecret: string }
+  );
 
 /** The name scopes use for the key pair of EVENTS_API_PUBLIC_KEY / EVENTS_API_PRIVATE_KEY. */
 export const DEFAULT_CREDENTIAL = 'default';
@@ -56,15 +81,22 @@ export function resolveCredentials(sources: CredentialSources, env: NodeJS.Proce
       );
     }
     const where = `credentials.${name}`;
+    const api: CredentialSource = {
+      ...(source.baseUrl !== undefined ? { baseUrl: source.baseUrl } : {}),
+      ...(source.dialect !== undefined ? { dialect: source.dialect } : {}),
+      ...(source.version !== undefined ? { version: source.version } : {}),
+    };
     resolved[name] =
       source.type === 'serviceAccount'
         ? {
+            ...api,
             kind: 'serviceAccount',
             name,
             clientId: plainOrEnv(where, 'clientId', source.clientId, source.clientIdEnv, env),
             clientSecret: secret(where, 'clientSecret', source.clientSecretEnv, source.clientSecretFile, env),
           }
         : {
+            ...api,
             kind: 'apiKey',
             name,
             publicKey: plainOrEnv(where, 'publicKey', source.publicKey, source.publicKeyEnv, env),

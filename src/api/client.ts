@@ -4,12 +4,13 @@
  */
 import { sleep } from '../abort.js';
 import type { Dispatcher } from 'undici';
-import { requireApiCredentials, type Config } from '../config.js';
+import { DEFAULT_API_VERSION, acceptHeader, isVersionRefusal, type ApiDialect } from '../api-dialect.js';
+import { apiSourceOf, requireApiCredentials, type Config } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { eventsPath, type Scope } from '../scope.js';
-import { ApiTransientError } from './api-error.js';
+import { ApiError, ApiTransientError, describeFailure } from './api-error.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
 import { readListedProject, type ListedProject } from './projects.js';
@@ -32,6 +33,14 @@ export type { ListedProject } from './projects.js';
 
 export interface EventsClientOptions {
   baseUrl: string;
+  /** `v1` (default) or `atlas-v2`: the versioned media type, includeCount paging, version refusals. */
+  dialect?: ApiDialect;
+  /** The resource version atlas-v2 requests ask for; default 2023-01-01. */
+  apiVersion?: string;
+  /** The config key that sets apiVersion, named when the service refuses it. */
+  versionKey?: string;
+  /** The credential's name, for the metrics' `source` label; default `default`. */
+  source?: string;
   /** The key pair for Digest; with `serviceAccount`, ignored. */
   publicKey: string;
   privateKey: string;
@@ -66,6 +75,8 @@ export interface WindowQuery {
   maxDate: Date;
   eventTypes?: readonly string[];
   includeRaw?: boolean;
+  excludedEventTypes?: readonly string[];
+  clusterNames?: readonly string[];
 }
 
 const RETRY_DEFAULTS = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
@@ -78,6 +89,12 @@ export class EventsClient {
   readonly #deps: ExchangeDeps;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
+  readonly #dialect: ApiDialect;
+  readonly #version: string;
+  readonly #versionKey: string;
+  readonly #source: string;
+  /** Set once the service refused the resource version: every later request of this source fails with it. */
+  #versionRefused: ApiError | undefined;
   /** Whether requests have been getting answers (the worker's /healthz reports it). */
   readonly reachability = new ApiReachability();
 
@@ -89,6 +106,11 @@ export class EventsClient {
     this.#retry = { ...RETRY_DEFAULTS, ...definedOnly(options.retry ?? {}) };
     this.#sleep = options.sleep ?? sleep;
     this.#random = options.random ?? Math.random;
+    this.#dialect = options.dialect ?? 'v1';
+    this.#version = options.apiVersion ?? DEFAULT_API_VERSION;
+    this.#versionKey = options.versionKey ?? 'api.version (EVENTS_API_VERSION)';
+    this.#source = options.source ?? DEFAULT_CREDENTIAL;
+    options.metrics?.versionRefused.set({ source: this.#source }, 0);
     const logger = options.logger ?? silentLogger();
     if (options.insecureSkipTlsVerify) {
       logger.warn(
@@ -131,12 +153,27 @@ export class EventsClient {
       logger,
       requestTimeoutMs: timeout,
       now: options.now ?? Date.now,
+      accept: acceptHeader(this.#dialect, this.#version),
     };
+  }
+
+  get dialect(): ApiDialect {
+    return this.#dialect;
   }
 
   /** One page. Permanent failures throw ApiError; transient ones are retried, then ApiTransientError. */
   async listEvents(scope: Scope, query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> {
-    const { list, bytes, requests, text } = await this.#getList(scope, buildEventsTarget(scope, query, this.#itemsPerPage), signal);
+    const v2 = this.#dialect === 'atlas-v2';
+    // Atlas v2 counts unless told not to; a page that timed out counting is asked again without.
+    const asked = v2 ? { ...query, includeCount: query.includeCount ?? true } : { ...query, includeCount: undefined };
+    const uncounted =
+      asked.includeCount && query.countOptional
+        ? buildEventsTarget(scope, { ...asked, includeCount: false }, this.#itemsPerPage)
+        : undefined;
+    const { list, bytes, requests, text } = await this.#getList(scope, buildEventsTarget(scope, asked, this.#itemsPerPage), signal, {
+      countRequired: asked.includeCount !== false,
+      uncounted,
+    });
     // Each event's text as received, so the warehouse need not serialise the parsed events again;
     // the texts are used only when they pair one to one (by id) with the parsed results.
     const texts = resultTexts(text);
@@ -170,6 +207,7 @@ export class EventsClient {
     const path = `/orgs/${encodeURIComponent(org.id)}/groups`;
     const walk = new PageWalk('projects', MAX_ITEMS_PER_PAGE, `GET ${path} for ${org.key}`);
     for (let pageNum = 1; ; pageNum += 1) {
+      // Counted on both dialects: the walk's guard reads the count.
       const { list } = await this.#getList(org, `${path}?pageNum=${pageNum}&itemsPerPage=${MAX_ITEMS_PER_PAGE}`, signal);
       const ids: string[] = [];
       for (const item of list.results) {
@@ -186,21 +224,43 @@ export class EventsClient {
   /** GET `target` (a path under the base URL) for `scope` with Digest, budget and retries; the body must be a list. */
   async #getList(
     scope: Scope,
-    target: string,
+    firstTarget: string,
     signal?: AbortSignal,
+    expect: { countRequired: boolean; uncounted?: string | undefined } = { countRequired: true },
   ): Promise<{ list: ListBody; bytes: number; requests: number; text: string }> {
-    const uri = this.#basePath + target;
-    const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
+    if (this.#versionRefused) throw refusedForScope(this.#versionRefused, scope);
+    let target = firstTarget;
+    let countRequired = expect.countRequired;
     const { now, logger, metrics, budget } = this.#deps;
     const started = now();
     const counter = { requests: 0 };
     for (let attempt = 1; ; attempt += 1) {
+      const uri = this.#basePath + target;
+      const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
       try {
-        const { list, bytes, text } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal);
+        const { list, bytes, text } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal, countRequired);
         return { list, bytes, requests: counter.requests, text };
       } catch (error) {
         signal?.throwIfAborted();
+        if (error instanceof ApiError && this.#dialect === 'atlas-v2' && isVersionRefusal(error.status, error.errorCode)) {
+          this.#versionRefused = versionRefusal(error, this.#version, this.#versionKey);
+          metrics?.versionRefused.set({ source: this.#source }, 1);
+          throw this.#versionRefused;
+        }
         if (!(error instanceof ApiTransientError)) throw error;
+        if (this.#dialect === 'atlas-v2' && error.errorCode === 'TIMEOUT_WHILE_PAGING') {
+          // Retry with includeCount=false, as the service says; timing out without the count too,
+          // the page's window is split by the caller (never skipped).
+          if (expect.uncounted === undefined || target === expect.uncounted) throw error.exhausted(attempt, now() - started, 'attempts');
+          logger.info(
+            { scope: scope.key, target },
+            `${scope.key}: the service timed out counting a deep page: asking again without the count`,
+          );
+          metrics?.retries.inc({ scope_kind: scope.kind, reason: error.code });
+          target = expect.uncounted;
+          countRequired = false;
+          continue;
+        }
         const elapsed = now() - started;
         const wait = nextDelayMs(attempt, error.retryAfterMs, this.#retry, this.#random);
         const policy = error.status === undefined ? undefined : classifyStatus(error.status, error.errorCode);
@@ -225,7 +285,13 @@ export class EventsClient {
   pages(scope: Scope, window: WindowQuery, signal?: AbortSignal): AsyncIterable<EventsPage, void> {
     const itemsPerPage = this.#itemsPerPage;
     const walk = new PageWalk('events', itemsPerPage, `GET ${eventsPath(scope)} for ${scope.key}`);
-    return windowPages((pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage }, signal), itemsPerPage, walk);
+    // Atlas v2: the first page asks for the count (the split planner reads it), later pages do not.
+    const counting = (pageNum: number) => (this.#dialect === 'atlas-v2' ? { includeCount: pageNum === 1, countOptional: true } : {});
+    return windowPages(
+      (pageNum) => this.listEvents(scope, { ...window, pageNum, itemsPerPage, ...counting(pageNum) }, signal),
+      itemsPerPage,
+      walk,
+    );
   }
 
   async close(): Promise<void> {
@@ -234,8 +300,22 @@ export class EventsClient {
 
   /** Keeps the key pair out of util.inspect and JSON (private fields are not shown anyway). */
   toJSON(): object {
-    return { baseUrl: this.#origin + this.#basePath, publicKey: this.#deps.publicKey };
+    return { baseUrl: this.#origin + this.#basePath, dialect: this.#dialect, publicKey: this.#deps.publicKey };
   }
+}
+
+/** The permanent configuration error a refused resource version is: it names the key to change. */
+function versionRefusal(error: ApiError, version: string, versionKey: string): ApiError {
+  const fix =
+    version === DEFAULT_API_VERSION
+      ? `the Atlas Administration API refused resource version ${version} (${versionKey}): check that the base URL is an Atlas v2 one, or set api.dialect to v1`
+      : `the Atlas Administration API refused resource version ${version}: set ${versionKey} to ${DEFAULT_API_VERSION}, the events resources' version`;
+  return new ApiError(error, { code: 'API_VERSION_REFUSED', message: `${describeFailure(error)} (${fix})` });
+}
+
+/** The same refusal for another scope of the source, without asking the service again. */
+function refusedForScope(refused: ApiError, scope: Scope): ApiError {
+  return new ApiError({ ...refused, scope: scope.key }, { code: refused.code, message: `${scope.key} not read: ${refused.message}` });
 }
 
 export function createEventsClient(
@@ -244,8 +324,14 @@ export function createEventsClient(
   credentialName: string = DEFAULT_CREDENTIAL,
 ): EventsClient {
   const api = config.api;
+  const credential = credentialName === DEFAULT_CREDENTIAL ? undefined : config.credentials[credentialName];
+  const source = apiSourceOf(api, credential);
   return new EventsClient({
-    baseUrl: api.baseUrl,
+    baseUrl: source.baseUrl,
+    dialect: source.dialect,
+    apiVersion: source.version,
+    versionKey: source.versionKey,
+    source: credentialName,
     ...authOptions(config, credentialName),
     ...definedOnly({
       caFile: api.caFile,

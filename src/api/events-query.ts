@@ -16,6 +16,14 @@ export interface EventsQuery {
   itemsPerPage?: number;
   /** Ask for the envelope form (`envelope=true`); the client parses both forms. */
   envelope?: boolean;
+  /** Atlas v2: whether to ask for `totalCount` (sent as includeCount=true/false); absent: not sent. */
+  includeCount?: boolean;
+  /** Atlas v2, project feeds: types left out (`excludedEventType`, repeated). */
+  excludedEventTypes?: readonly string[];
+  /** Atlas v2, project feeds: only these clusters' events (`clusterNames`, repeated). */
+  clusterNames?: readonly string[];
+  /** Atlas v2: a page that times out counting may be asked again without the count (never sent). */
+  countOptional?: boolean;
 }
 
 /** `/groups/abc/events?pageNum=1&itemsPerPage=500&minDate=…&maxDate=…&eventType=A&eventType=B` */
@@ -46,6 +54,9 @@ export function buildEventsTarget(scope: Scope, query: EventsQuery, defaultItems
     params.push([name, formatApiDate(date)]);
   }
   for (const eventType of query.eventTypes ?? []) params.push(['eventType', eventType]);
+  for (const eventType of query.excludedEventTypes ?? []) params.push(['excludedEventType', eventType]);
+  for (const cluster of query.clusterNames ?? []) params.push(['clusterNames', cluster]);
+  if (query.includeCount !== undefined) params.push(['includeCount', String(query.includeCount)]);
   if (query.includeRaw === true) params.push(['includeRaw', 'true']);
   if (query.envelope === true) params.push(['envelope', 'true']);
   // Colons stay literal so dates read as sent: minDate=2026-11-01T00:00:00Z.

@@ -2,7 +2,7 @@
  * The API client's Prometheus metrics, registered on a registry the caller owns (the worker's
  * `/metrics`). Labels stay low-cardinality: the scope kind, never the scope id.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export type ChallengeKind = 'initial' | 'stale' | 'renewed' | 'recount' | 'rejected';
 
@@ -22,6 +22,8 @@ export interface ApiMetrics {
   readonly unpairedTexts: Counter<'scope_kind'>;
   /** Time from sending a request to having its whole body. */
   readonly latency: Histogram<'scope_kind' | 'status'>;
+  /** 1 while the service refuses a source's resource version (Atlas v2: 406, 410, 400 INVALID_VERSION_DATE), by credential name. */
+  readonly versionRefused: Gauge<'source'>;
 }
 
 export function createApiMetrics(registry: Registry): ApiMetrics {
@@ -62,6 +64,12 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
       help: 'Events API request latency, headers and body',
       labelNames: ['scope_kind', 'status'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    versionRefused: new Gauge({
+      name: 'events_mirror_api_version_refused',
+      help: 'Whether the Events API refuses the resource version a source asks for (1: every scope of the source fails until api.version is fixed)',
+      labelNames: ['source'],
       registers,
     }),
   };

@@ -14,7 +14,8 @@ export interface EventsPage {
   events: ValidEvent[];
   /** Malformed events with reasons; never thrown. */
   rejected: RejectedEvent[];
-  totalCount: number;
+  /** The service's count; undefined when not asked for (Atlas v2 pages after the first). */
+  totalCount: number | undefined;
   /** A `next` link was present. */
   hasNext: boolean;
   /** HTTP requests this page took: 1 normally, one more per challenge or retry. */
@@ -68,8 +69,9 @@ export class PageWalk {
     private readonly where = '',
   ) {}
 
-  check(pageNum: number, ids: readonly string[], totalCount: number): void {
-    if (Number.isFinite(totalCount)) this.#mostCounted = Math.max(this.#mostCounted, totalCount);
+  /** `totalCount` undefined: the page was not counted (Atlas v2 after a window's first page). */
+  check(pageNum: number, ids: readonly string[], totalCount: number | undefined): void {
+    if (totalCount !== undefined && Number.isFinite(totalCount)) this.#mostCounted = Math.max(this.#mostCounted, totalCount);
     const counted = Math.ceil(this.#mostCounted / this.itemsPerPage);
     const allowed = counted * PAGES_PAST_COUNT.times + PAGES_PAST_COUNT.plus;
     if (pageNum > allowed) {

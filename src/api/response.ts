@@ -17,7 +17,7 @@ export interface FinishedExchange {
 const SNIPPET_LENGTH = 300;
 
 /** Returns the list for a 200, throws the classified error otherwise. */
-export function interpretResponse(context: RequestContext, exchange: FinishedExchange, nowMs: number): ListBody {
+export function interpretResponse(context: RequestContext, exchange: FinishedExchange, nowMs: number, countRequired = true): ListBody {
   const body = parseJson(exchange.bodyText);
   if (exchange.status === 200) {
     if (body === undefined) {
@@ -28,7 +28,7 @@ export function interpretResponse(context: RequestContext, exchange: FinishedExc
     }
     const envelopedStatus = envelopedErrorStatus(body);
     if (envelopedStatus === undefined) {
-      const parsed = parseListBody(body);
+      const parsed = parseListBody(body, countRequired);
       if (parsed.ok) return parsed.list;
       throw new ApiTransientError(failure(context, exchange, undefined, 200), {
         code: 'MALFORMED_RESPONSE',

@@ -31,6 +31,17 @@ export interface ExchangeDeps {
   readonly logger: Logger;
   readonly requestTimeoutMs: number;
   readonly now: () => number;
+  /** The dialect's media type: application/json on v1, application/vnd.atlas.<version>+json on Atlas v2. */
+  readonly accept: string;
+  /** Told the rate-limit headers of every answer (Atlas v2's token buckets). */
+  readonly onRateLimitHeaders?: (scope: Scope, headers: RateLimitHeaders) => void;
+}
+
+export interface RateLimitHeaders {
+  readonly status: number;
+  readonly limit: string | undefined;
+  readonly remaining: string | undefined;
+  readonly bodyText: string | undefined;
 }
 
 /** Challenges one attempt may answer before it counts as a transient failure (a nonce churn). */
@@ -45,6 +56,7 @@ export async function sendWithDigest(
   uri: string,
   counter: { requests: number },
   signal: AbortSignal | undefined,
+  countRequired = true,
 ): Promise<{ list: ListBody; bytes: number; text: string }> {
   const { session, metrics, logger } = deps;
   let received: DigestChallenge | undefined;
@@ -71,10 +83,10 @@ export async function sendWithDigest(
       const response = await request(context.url, {
         method: 'GET',
         headers: bearer
-          ? { accept: 'application/json', authorization: `Bearer ${bearer}` }
+          ? { accept: deps.accept, authorization: `Bearer ${bearer}` }
           : auth
-            ? { accept: 'application/json', authorization: auth.header }
-            : { accept: 'application/json' },
+            ? { accept: deps.accept, authorization: auth.header }
+            : { accept: deps.accept },
         dispatcher: deps.dispatcher,
         headersTimeout: deps.requestTimeoutMs,
         bodyTimeout: deps.requestTimeoutMs,
@@ -111,6 +123,12 @@ export async function sendWithDigest(
       `${context.method} ${context.target} ${status} in ${Math.round(elapsedMs)} ms`,
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
+    deps.onRateLimitHeaders?.(scope, {
+      status,
+      limit: headerText(headers['ratelimit-limit']),
+      remaining: headerText(headers['ratelimit-remaining']),
+      bodyText: status === 429 ? body.toString('utf8') : undefined,
+    });
 
     // A refused token (revoked, or expired early) is replaced once per request; a second refusal is
     // the answer. An access error (no role on this scope) is this scope's answer: the token is kept.
@@ -152,7 +170,12 @@ export async function sendWithDigest(
     }
     if (auth) session.confirm(auth);
     const text = body.toString('utf8');
-    const list = interpretResponse(context, { status, retryAfter: headerText(headers['retry-after']), bodyText: text }, deps.now());
+    const list = interpretResponse(
+      context,
+      { status, retryAfter: headerText(headers['retry-after']), bodyText: text },
+      deps.now(),
+      countRequired,
+    );
     return { list, bytes: body.length, text };
   }
 }

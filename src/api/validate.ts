@@ -9,7 +9,8 @@ const link = z.object({ href: z.string(), rel: z.string() });
 
 const listBody = z.looseObject({
   results: z.array(z.unknown(), { error: 'results is missing or not an array' }),
-  totalCount: z.number({ error: 'totalCount is missing or not a number' }),
+  // Required by the caller unless it asked for no count (Atlas v2's includeCount=false).
+  totalCount: z.number({ error: 'totalCount is missing or not a number' }).optional(),
   // Links are only read for `next`; a malformed list is treated as no links.
   links: z.array(z.unknown()).optional().catch(undefined),
   status: z.unknown().optional(),
@@ -17,16 +18,18 @@ const listBody = z.looseObject({
 
 export interface ListBody {
   readonly results: readonly unknown[];
-  readonly totalCount: number;
+  /** Absent only when the count was not asked for (includeCount=false). */
+  readonly totalCount: number | undefined;
   readonly links: readonly ApiLink[];
   /** Set in the envelope form (`envelope=true`). */
   readonly status: number | undefined;
 }
 
 /** Checks a list body's shape; returns the reason when it is not an events list. */
-export function parseListBody(body: unknown): { ok: true; list: ListBody } | { ok: false; reason: string } {
+export function parseListBody(body: unknown, countRequired = true): { ok: true; list: ListBody } | { ok: false; reason: string } {
   const parsed = listBody.safeParse(body);
   if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((issue) => issue.message).join('; ') };
+  if (countRequired && parsed.data.totalCount === undefined) return { ok: false, reason: 'totalCount is missing or not a number' };
   const links = (parsed.data.links ?? []).flatMap((item) => {
     const checked = link.safeParse(item);
     return checked.success ? [checked.data] : [];

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import { loadKeysFile, loadServiceAccountsFile } from '../emulator/keys.js';
 import type { FaultOptions } from '../emulator/faults.js';
+import { ATLAS_TOKEN_BUCKETS } from '../emulator/token-buckets.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { tryParseScope } from '../scope.js';
 import { EXIT_OK, action, createContext } from './context.js';
@@ -37,6 +38,11 @@ interface EmulatorFlags {
   totalCountShare?: string;
   rateLimitPerMinute?: string;
   malformedRate?: string;
+  timeoutPagingDepth?: string;
+  tokenBuckets?: boolean;
+  tokenBucketPeriodSeconds?: string;
+  tokenBucketHints?: boolean;
+  retiredVersion?: string[];
 }
 
 /** The line after the `export` line: what to do with it (a shell comment, harmless if pasted too). */
@@ -85,6 +91,21 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     faults.lateEventsMaxSeconds = integer('late-events-seconds', flags.lateEventsSeconds, 0, 86_400 * 30);
   if (flags.rateLimitPerMinute !== undefined)
     faults.rateLimitPerMinute = integer('rate-limit-per-minute', flags.rateLimitPerMinute, 0, 1_000_000);
+  if (flags.timeoutPagingDepth !== undefined)
+    faults.timeoutPagingDepth = integer('timeout-paging-depth', flags.timeoutPagingDepth, 0, 1_000_000);
+  if (flags.tokenBuckets || flags.tokenBucketPeriodSeconds !== undefined) {
+    faults.tokenBuckets = {
+      ...ATLAS_TOKEN_BUCKETS,
+      hints: flags.tokenBucketHints ?? true,
+      ...(flags.tokenBucketPeriodSeconds !== undefined
+        ? { periodSeconds: decimal('token-bucket-period-seconds', flags.tokenBucketPeriodSeconds, 0.001, 86_400) }
+        : {}),
+    };
+  }
+  const retired = flags.retiredVersion ?? [];
+  for (const version of retired) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) throw new UsageError(`--retired-version must be a date such as 2019-01-01, got "${version}"`);
+  }
   const orgs = ids('org', flags.org);
   const groups = ids('group', flags.group);
   return {
@@ -99,6 +120,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     ...(flags.serviceAccounts === undefined ? {} : { serviceAccounts: loadServiceAccountsFile(flags.serviceAccounts) }),
     liveRatePerSecond: decimal('live-rate', flags.liveRate, 0, 10_000),
     nonceTtlSeconds: integer('nonce-ttl-seconds', flags.nonceTtlSeconds, 1, 86_400),
+    ...(retired.length > 0 ? { atlasVersions: { retired } } : {}),
     ...(flags.retentionDays !== undefined ? { retentionDays: decimal('retention-days', flags.retentionDays, 0.001, 3650) } : {}),
     faults,
   };
@@ -146,6 +168,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--total-count-share <p>', 'list pages report this share of the true totalCount, links following it (0..1; default 1)')
     .option('--poison-text-rate <p>', 'share of events whose text fields carry a NUL character (0..1)')
     .option('--malformed-rate <p>', 'share of generated and live events that are malformed (0..1)')
+    .option('--timeout-paging-depth <n>', 'Atlas v2: counted list pages past page N answer 500 TIMEOUT_WHILE_PAGING (0 = off)')
+    .option('--token-buckets', "Atlas v2: the service's token buckets (project 300, 100 per 60 s; organization 500, 250 per 60 s)")
+    .option('--token-bucket-period-seconds <n>', 'Atlas v2: token buckets on, refilled every N seconds instead of 60')
+    .option('--no-token-bucket-hints', 'Atlas v2: no RateLimit-Limit / RateLimit-Remaining headers, no parameters in the 429 body')
+    .option('--retired-version <date>', 'Atlas v2: a resource version answered 410 VERSION_GONE (repeatable)', collect, [])
     .action(
       action(async (flags: EmulatorFlags) => {
         const options = emulatorOptionsFromFlags(flags);
@@ -162,6 +189,7 @@ export function registerEmulatorCommand(program: Command): void {
           `export EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n` +
             `${PASTE_HINT}\n`,
         );
+        logger.info({ atlasV2BaseUrl: emulator.atlasV2BaseUrl }, `Atlas v2 dialect at ${emulator.atlasV2BaseUrl}`);
         logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
         const shutdown = listenForShutdown();
         await shutdown.first;

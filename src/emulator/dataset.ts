@@ -35,6 +35,10 @@ export interface DatasetQuery {
   offset: number;
   limit: number;
   includeRaw: boolean;
+  /** Atlas v2: event type names left out. */
+  excludedEventTypes?: readonly string[];
+  /** Atlas v2: only events whose clusterName is one of these. */
+  clusterNames?: readonly string[];
 }
 
 export interface ProjectInfo {
@@ -202,11 +206,25 @@ export class Dataset {
       const oldest = Math.floor(this.options.now() / 1000) - this.retentionSeconds;
       query = { ...query, minSec: Math.max(query.minSec ?? oldest, oldest) };
     }
-    const types = query.eventTypes?.flatMap((name) => {
+    let types = query.eventTypes?.flatMap((name) => {
       const index = this.typeIndex.get(name);
       return index === undefined ? [] : [index];
     });
-    const { total, records } = store.query({ types, minSec: query.minSec, maxSec: query.maxSec, offset: query.offset, limit: query.limit });
+    if (query.excludedEventTypes && query.excludedEventTypes.length > 0) {
+      const excluded = new Set(query.excludedEventTypes);
+      types = (types ?? this.typeNames.map((_, index) => index)).filter((index) => !excluded.has(this.typeNames[index] as string));
+    }
+    const range = { types, minSec: query.minSec, maxSec: query.maxSec };
+    if (query.clusterNames && query.clusterNames.length > 0) {
+      // A cluster is a field of the materialized event, not an index: filter the whole range.
+      const clusters = new Set(query.clusterNames);
+      const all = store.query({ ...range, offset: 0, limit: store.size }).records;
+      const matching = all
+        .map((record) => this.materialize(scopeKey, record, query.includeRaw))
+        .filter((event) => typeof event.clusterName === 'string' && clusters.has(event.clusterName));
+      return { totalCount: matching.length, results: matching.slice(query.offset, query.offset + query.limit) };
+    }
+    const { total, records } = store.query({ ...range, offset: query.offset, limit: query.limit });
     return { totalCount: total, results: records.map((record) => this.materialize(scopeKey, record, query.includeRaw)) };
   }
 

@@ -10,6 +10,8 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  410: 'Gone',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -97,3 +99,41 @@ export const serviceUnavailable = (): EmulatorHttpError =>
   new EmulatorHttpError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please retry later.');
 
 export const unauthorized = (): ApiErrorBody => errorBody(401, 'UNAUTHORIZED', 'You are not authorized for this resource.');
+
+/** Atlas Administration API v2: no versioned `Accept` header. */
+export const notAcceptable = (accept: string): EmulatorHttpError =>
+  new EmulatorHttpError(
+    406,
+    'NOT_ACCEPTABLE',
+    `Accept ${accept || '(none)'} is not acceptable: send Accept: application/vnd.atlas.YYYY-MM-DD+json with a resource version.`,
+    [accept],
+  );
+
+/** A versioned `Accept` whose date is no version of the resource. */
+export const invalidVersionDate = (version: string): EmulatorHttpError =>
+  new EmulatorHttpError(400, 'INVALID_VERSION_DATE', `The version ${version} is not a valid version of this resource.`, [version]);
+
+/** A resource version that was retired. */
+export const versionGone = (version: string): EmulatorHttpError =>
+  new EmulatorHttpError(410, 'VERSION_GONE', `The version ${version} of this resource has been removed; upgrade to a newer version.`, [
+    version,
+  ]);
+
+/** The v2 token bucket of the endpoint set is empty. */
+export const rateLimitedTokenBucket = (
+  path: string,
+  retryAfterSec: number,
+  capacity: number,
+  refill: number,
+  periodSec: number,
+  withParameters: boolean,
+): EmulatorHttpError =>
+  new EmulatorHttpError(
+    429,
+    'RATE_LIMITED_TOKEN_BUCKET',
+    `Resource ${path} is rate limited. Retry after ${retryAfterSec} seconds.`,
+    withParameters ? [path, retryAfterSec, capacity, refill, periodSec] : [],
+  );
+
+export const timeoutWhilePaging = (): EmulatorHttpError =>
+  new EmulatorHttpError(500, 'TIMEOUT_WHILE_PAGING', 'Timeout while paging. Retry with includeCount=false.');

@@ -3,6 +3,8 @@
  * bucket of `rateLimitPerMinute` that refills at that rate, like the real service's meter).
  * Decisions only; the server acts on them. The random source and the clock are injected.
  */
+import type { ScopeKind } from '../scope.js';
+import { TokenBuckets, checkTokenBucketSettings, type BucketAnswer, type TokenBucketSettings } from './token-buckets.js';
 export interface FaultOptions {
   /** 0..1 probability a request gets 429 RATE_LIMITED. */
   rate429: number;
@@ -34,6 +36,13 @@ export interface FaultOptions {
    * follow the reported count, as the service's do when its count is an estimate.
    */
   totalCountShare: number;
+  /**
+   * Atlas v2: a list page past this page number answers 500 TIMEOUT_WHILE_PAGING when the count
+   * is asked for (includeCount true, the default); 0 = off.
+   */
+  timeoutPagingDepth: number;
+  /** Atlas v2: token buckets per endpoint set and scope (undefined = off; ATLAS_TOKEN_BUCKETS are the service's). */
+  tokenBuckets?: TokenBucketSettings;
 }
 
 export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
@@ -48,6 +57,7 @@ export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
   poisonTextRate: 0,
   dropLinksRate: 0,
   totalCountShare: 1,
+  timeoutPagingDepth: 0,
 });
 
 const PROBABILITIES = [
@@ -60,12 +70,14 @@ const PROBABILITIES = [
   'dropLinksRate',
   'totalCountShare',
 ] as const;
-const NON_NEGATIVE = ['latencyMs', 'lateEventsMaxSeconds', 'rateLimitPerMinute'] as const;
+const NON_NEGATIVE = ['latencyMs', 'lateEventsMaxSeconds', 'rateLimitPerMinute', 'timeoutPagingDepth'] as const;
 
 /** Merges `changes` over `current`, refusing values out of range with a RangeError naming the key. */
 export function mergeFaults(current: Readonly<FaultOptions>, changes: Partial<FaultOptions>): FaultOptions {
   const merged: FaultOptions = { ...current, ...changes };
   if ('retryAfterSeconds' in changes && changes.retryAfterSeconds === undefined) delete merged.retryAfterSeconds;
+  if ('tokenBuckets' in changes && changes.tokenBuckets === undefined) delete merged.tokenBuckets;
+  if (merged.tokenBuckets) checkTokenBucketSettings(merged.tokenBuckets);
   for (const key of PROBABILITIES) {
     const value = merged[key];
     if (!(value >= 0 && value <= 1)) throw new RangeError(`fault ${key} must be a number from 0 to 1, got ${value}`);
@@ -86,6 +98,7 @@ export type FaultDecision = 'none' | 'rateLimited' | 'random429' | 'error500' | 
 export class FaultInjector {
   private current: FaultOptions;
   private readonly buckets = new Map<string, { tokens: number; updatedMs: number }>();
+  #tokenBuckets: TokenBuckets | undefined;
 
   constructor(
     faults: Partial<FaultOptions>,
@@ -102,6 +115,7 @@ export class FaultInjector {
   set(changes: Partial<FaultOptions>): void {
     const next = mergeFaults(this.current, changes);
     if (next.rateLimitPerMinute !== this.current.rateLimitPerMinute) this.buckets.clear();
+    if (next.tokenBuckets !== this.current.tokenBuckets) this.#tokenBuckets = undefined;
     this.current = next;
   }
 
@@ -112,6 +126,14 @@ export class FaultInjector {
     if (this.hit(this.current.rate429)) return 'random429';
     if (this.hit(this.current.rate5xx)) return this.random() < 0.5 ? 'error500' : 'error503';
     return 'none';
+  }
+
+  /** Atlas v2: one token of the scope's bucket, or undefined when token buckets are off. */
+  takeToken(kind: ScopeKind, scopeKey: string): BucketAnswer | undefined {
+    const settings = this.current.tokenBuckets;
+    if (!settings) return undefined;
+    this.#tokenBuckets ??= new TokenBuckets(settings, this.now);
+    return this.#tokenBuckets.take(kind, scopeKey);
   }
 
   /** Whether one 200 answer is cut short. */

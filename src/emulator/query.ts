@@ -18,6 +18,12 @@ export interface ListParams {
   pageNum: number;
   itemsPerPage: number;
   pretty: boolean;
+  /** Atlas v2 (project feed): types left out. */
+  excludedEventTypes?: string[];
+  /** Atlas v2 (project feed): only events of these clusters. */
+  clusterNames?: string[];
+  /** Atlas v2: whether to count (default true); v1 always counts. */
+  includeCount: boolean;
 }
 
 const EVENT_TYPE_NAME = /^[A-Z][A-Z0-9_]*$/;
@@ -55,6 +61,9 @@ function dateParam(search: URLSearchParams, name: string): number | undefined {
 export function parseListParams(search: URLSearchParams): ListParams {
   const eventTypes = search.getAll('eventType');
   for (const name of eventTypes) if (!EVENT_TYPE_NAME.test(name)) throw invalidEnumValue('eventType', name);
+  const excludedEventTypes = search.getAll('excludedEventType');
+  for (const name of excludedEventTypes) if (!EVENT_TYPE_NAME.test(name)) throw invalidEnumValue('excludedEventType', name);
+  const clusterNames = search.getAll('clusterNames');
   const minSec = dateParam(search, 'minDate');
   const maxSec = dateParam(search, 'maxDate');
   if (minSec !== undefined && maxSec !== undefined && maxSec < minSec) {
@@ -62,6 +71,9 @@ export function parseListParams(search: URLSearchParams): ListParams {
   }
   return {
     eventTypes: eventTypes.length > 0 ? eventTypes : undefined,
+    ...(excludedEventTypes.length > 0 ? { excludedEventTypes } : {}),
+    ...(clusterNames.length > 0 ? { clusterNames } : {}),
+    includeCount: booleanParam(search, 'includeCount', true),
     includeRaw: booleanParam(search, 'includeRaw'),
     minSec,
     maxSec,
@@ -72,8 +84,9 @@ export function parseListParams(search: URLSearchParams): ListParams {
 }
 
 /** pageNum and itemsPerPage of a list that takes no other filter (the projects of an organization). */
-export function parsePageParams(search: URLSearchParams): Pick<ListParams, 'pageNum' | 'itemsPerPage'> {
+export function parsePageParams(search: URLSearchParams): Pick<ListParams, 'pageNum' | 'itemsPerPage' | 'includeCount'> {
   return {
+    includeCount: booleanParam(search, 'includeCount', true),
     pageNum: intParam(search, 'pageNum', 1, 1, Number.MAX_SAFE_INTEGER),
     itemsPerPage: intParam(search, 'itemsPerPage', DEFAULT_ITEMS_PER_PAGE, 1, MAX_ITEMS_PER_PAGE),
   };

@@ -17,8 +17,11 @@ import {
   ipNotOnAccessList,
   methodNotAllowed,
   orgNotFound,
+  invalidParameter,
   rateLimited,
+  rateLimitedTokenBucket,
   resourceNotFound,
+  timeoutWhilePaging,
   serviceUnavailable,
   unauthorized,
   unexpectedError,
@@ -31,6 +34,8 @@ import { TOKEN_PATH, answerTokenRequest, grantOf, type ServiceAccountGrant } fro
 import { projectDocument } from './projects.js';
 import { booleanParam, listLinks, parseListParams, parsePageParams } from './query.js';
 import { Rng } from './random.js';
+import { ATLAS_EVENTS_VERSION, ATLAS_V1_PREFIX, ATLAS_V2_PREFIX, checkAccept, type AtlasVersions } from './atlas-v2.js';
+import { EventTypeCatalog } from './event-type-catalog.js';
 import { sendChallenge, sendError, sendOk } from './responses.js';
 
 export type { ApiKeyGrant } from './keys.js';
@@ -61,6 +66,8 @@ export interface EmulatorOptions {
   liveRatePerSecond?: number;
   nonceTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
+  /** Atlas v2: the resource versions served and those retired (default: 2023-01-01 served, none retired). */
+  atlasVersions?: Partial<AtlasVersions>;
   /** Events older than this many days leave the feed (the service's retention); default: none. */
   retentionDays?: number;
   now?: () => number;
@@ -79,7 +86,11 @@ export interface EmulatorStats {
 export interface RunningEmulator {
   readonly url: string;
   readonly baseUrl: string;
+  /** The same data in the Atlas Administration API v2 dialect (`…/api/atlas/v2`). */
+  readonly atlasV2BaseUrl: string;
   readonly port: number;
+  /** Atlas v2's eventTypes catalogue (add or remove types while running). */
+  readonly catalog: EventTypeCatalog;
   readonly keys: ApiKeyGrant[];
   readonly dataset: Dataset;
   setFaults(faults: Partial<FaultOptions>): void;
@@ -99,9 +110,19 @@ export interface RunningEmulator {
 export const DEFAULT_EVENTS_PER_SCOPE = 1000;
 export const DEFAULT_DAYS = 30;
 
-const ROUTE = /^\/api\/public\/v1\.0\/(groups|orgs)\/([^/]+)\/events(?:\/([^/]+))?\/?$/;
-const ORG_PROJECTS_ROUTE = /^\/api\/public\/v1\.0\/orgs\/([^/]+)\/groups\/?$/;
-const PROJECT_ROUTE = /^\/api\/public\/v1\.0\/groups\/([^/]+)\/?$/;
+// Paths below the dialect's prefix (API_PREFIX, /api/atlas/v1.0 or /api/atlas/v2).
+const ROUTE = /^\/(groups|orgs)\/([^/]+)\/events(?:\/([^/]+))?\/?$/;
+const ORG_PROJECTS_ROUTE = /^\/orgs\/([^/]+)\/groups\/?$/;
+const PROJECT_ROUTE = /^\/groups\/([^/]+)\/?$/;
+const EVENT_TYPES_ROUTE = /^\/eventTypes\/?$/;
+
+/** The dialect a path speaks, and the path below its prefix; undefined for no known prefix. */
+function splitPrefix(path: string): { prefix: string; rest: string; v2: boolean } | undefined {
+  for (const prefix of [API_PREFIX, ATLAS_V1_PREFIX, ATLAS_V2_PREFIX]) {
+    if (path.startsWith(`${prefix}/`)) return { prefix, rest: path.slice(prefix.length), v2: prefix === ATLAS_V2_PREFIX };
+  }
+  return undefined;
+}
 
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
@@ -148,6 +169,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     options.liveRatePerSecond ?? 0,
   );
   const logger = options.logger;
+  const catalog = new EventTypeCatalog();
+  const versions: AtlasVersions = {
+    supported: options.atlasVersions?.supported ?? [ATLAS_EVENTS_VERSION],
+    retired: options.atlasVersions?.retired ?? [],
+  };
+  let origin = '';
 
   async function route(req: IncomingMessage, res: ServerResponse, rawUrl: string): Promise<{ status: number; scope?: string }> {
     if (rawUrl.split('?')[0] === TOKEN_PATH) return { status: await answerTokenRequest(req, res, accounts, issuer) };
@@ -179,24 +206,49 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const search = new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1));
     let envelope = false;
     let pretty = false;
+    // Atlas v2 answers carry the bucket's headers, errors included.
+    const bucketHeaders: Record<string, string> = {};
     try {
       envelope = booleanParam(search, 'envelope');
       pretty = booleanParam(search, 'pretty');
       if (!isOnAccessList(key, req.socket.remoteAddress)) throw ipNotOnAccessList(req.socket.remoteAddress ?? 'unknown');
-      const projects = projectsAnswer(key, path, search);
+      const dialect = splitPrefix(path);
+      if (!dialect) throw resourceNotFound(path);
+      const { rest, v2 } = dialect;
+      if (v2) {
+        const version = checkAccept(req.headers.accept, versions);
+        if (typeof version !== 'string') throw version;
+      }
+      const listBase = `${origin}${dialect.prefix}`;
+      if (v2 && EVENT_TYPES_ROUTE.test(rest)) {
+        const params = parsePageParams(search);
+        const all = catalog.all();
+        const body: Record<string, unknown> = {
+          links: listLinks(`${listBase}/eventTypes`, search, params, all.length),
+          results: all.slice((params.pageNum - 1) * params.itemsPerPage, params.pageNum * params.itemsPerPage),
+          ...(params.includeCount ? { totalCount: all.length } : {}),
+        };
+        sendOk(res, body, { pretty });
+        return { status: 200 };
+      }
+      const projects = projectsAnswer(key, rest, listBase, search);
       if (projects) {
+        if (v2) takeToken('org', projects.scope, path, bucketHeaders);
         const decision = faults.decide(projects.scope);
         if (decision !== 'none')
-          return { status: actOnFault(res, decision, faults.options.retryAfterSeconds, envelope, pretty), scope: projects.scope };
+          return {
+            status: actOnFault(res, decision, faults.options.retryAfterSeconds, envelope, pretty, bucketHeaders),
+            scope: projects.scope,
+          };
         const body = !envelope
           ? projects.body
           : projects.list
             ? { ...projects.body, status: 200 }
             : { status: 200, content: projects.body };
-        sendOk(res, body, { pretty, cut: false });
+        sendOk(res, body, { pretty, cut: false, headers: bucketHeaders });
         return { status: 200, scope: projects.scope };
       }
-      const match = ROUTE.exec(path);
+      const match = ROUTE.exec(rest);
       if (!match) throw resourceNotFound(path);
       const kind = match[1] === 'groups' ? 'group' : 'org';
       const scopeId = decodeURIComponent(match[2] as string);
@@ -205,22 +257,34 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (kind === 'group' ? !canReadGroup(key, scopeId, dataset.orgIdOf(scopeId)) : !canReadOrg(key, scopeId)) {
         throw kind === 'group' ? cannotAccessGroup(scopeId) : cannotAccessOrg(scopeId);
       }
+      if (v2) takeToken(kind, scopeKey, path, bucketHeaders);
       const decision = faults.decide(scopeKey);
       const { latencyMs, retryAfterSeconds } = faults.options;
       if (latencyMs > 0) await sleep(latencyMs);
-      if (decision !== 'none') return { status: actOnFault(res, decision, retryAfterSeconds, envelope, pretty), scope: scopeKey };
+      if (decision !== 'none')
+        return { status: actOnFault(res, decision, retryAfterSeconds, envelope, pretty, bucketHeaders), scope: scopeKey };
       const cut = faults.cutBody();
       if (cut) stats.cutBodies += 1;
       const eventId = match[3];
       if (eventId !== undefined) {
         const event = dataset.findEvent(scopeKey, decodeURIComponent(eventId), booleanParam(search, 'includeRaw'));
         if (!event) throw eventNotFound(eventId);
-        sendOk(res, envelope ? { status: 200, content: event } : event, { pretty, cut });
+        sendOk(res, envelope ? { status: 200, content: event } : event, { pretty, cut, headers: bucketHeaders });
         return { status: 200, scope: scopeKey };
       }
       const params = parseListParams(search);
+      if ((params.excludedEventTypes || params.clusterNames) && !(v2 && kind === 'group')) {
+        const name = params.excludedEventTypes ? 'excludedEventType' : 'clusterNames';
+        throw invalidParameter(name, search.get(name) ?? '', 'only the project events resource of /api/atlas/v2 takes it');
+      }
+      const counted = !v2 || params.includeCount;
+      if (v2 && counted && faults.options.timeoutPagingDepth > 0 && params.pageNum > faults.options.timeoutPagingDepth) {
+        throw timeoutWhilePaging();
+      }
       const { totalCount, results } = dataset.query(scopeKey, {
         eventTypes: params.eventTypes,
+        ...(params.excludedEventTypes ? { excludedEventTypes: params.excludedEventTypes } : {}),
+        ...(params.clusterNames ? { clusterNames: params.clusterNames } : {}),
         minSec: params.minSec,
         maxSec: params.maxSec,
         includeRaw: params.includeRaw,
@@ -230,24 +294,44 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const reported = faults.reportedTotal(totalCount);
       const links = faults.dropLinks()
         ? []
-        : listLinks(`${dataset.baseUrl}${path.slice(API_PREFIX.length).replace(/\/$/, '')}`, search, params, reported);
-      const body: Record<string, unknown> = { links, results: results.map((event) => faults.poisonText(event)), totalCount: reported };
+        : listLinks(`${listBase}${rest.replace(/\/$/, '')}`, search, params, counted ? reported : totalCount);
+      const body: Record<string, unknown> = { links, results: results.map((event) => faults.poisonText(event)) };
+      // With includeCount=false the service leaves the count out.
+      if (counted) body.totalCount = reported;
       if (envelope) body.status = 200;
-      sendOk(res, body, { pretty, cut });
+      sendOk(res, body, { pretty, cut, headers: bucketHeaders });
       return { status: 200, scope: scopeKey };
     } catch (error) {
       const known = error instanceof EmulatorHttpError ? error : undefined;
       if (!known) logger?.error({ err: error, path }, 'emulator request failed');
       const body = (known ?? unexpectedError()).body();
-      sendError(res, body, { envelope, pretty });
+      sendError(res, body, { envelope, pretty, headers: bucketHeaders });
       return { status: envelope ? 200 : body.error };
     }
   }
 
-  /** `GET /orgs/{orgId}/groups` and `GET /groups/{groupId}`, or undefined for any other path. */
+  /**
+   * Takes a token of the scope's v2 bucket (when buckets are on): the headers go into `headers`, an
+   * empty bucket throws the 429 (whose Retry-After the error path adds).
+   */
+  function takeToken(kind: 'group' | 'org', scopeKey: string, path: string, headers: Record<string, string>): void {
+    const answer = faults.takeToken(kind, scopeKey);
+    if (!answer) return;
+    const hints = faults.options.tokenBuckets?.hints ?? true;
+    if (hints) {
+      headers['RateLimit-Limit'] = String(answer.limit);
+      headers['RateLimit-Remaining'] = String(answer.ok ? answer.remaining : 0);
+    }
+    if (answer.ok) return;
+    headers['Retry-After'] = String(answer.retryAfterSec);
+    throw rateLimitedTokenBucket(path, answer.retryAfterSec, answer.size.capacity, answer.size.refill, answer.periodSeconds, hints);
+  }
+
+  /** `GET /orgs/{orgId}/groups` and `GET /groups/{groupId}` (paths below the prefix), or undefined for any other path. */
   function projectsAnswer(
     key: ApiKeyGrant,
     path: string,
+    listBase: string,
     search: URLSearchParams,
   ): { scope: string; body: object; list: boolean } | undefined {
     const list = ORG_PROJECTS_ROUTE.exec(path);
@@ -259,9 +343,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const all = dataset.projectsOf(orgId);
       const page = all.slice((params.pageNum - 1) * params.itemsPerPage, params.pageNum * params.itemsPerPage);
       const body: Record<string, unknown> = {
-        links: listLinks(`${dataset.baseUrl}/orgs/${orgId}/groups`, search, params, all.length),
+        links: listLinks(`${listBase}/orgs/${orgId}/groups`, search, params, all.length),
         results: page.map((project) => projectDocument(project, dataset.baseUrl)),
-        totalCount: all.length,
+        ...(params.includeCount ? { totalCount: all.length } : {}),
       };
       return { scope: `org:${orgId}`, body, list: true };
     }
@@ -280,6 +364,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     retryAfter: number | undefined,
     envelope: boolean,
     pretty: boolean,
+    bucketHeaders: Record<string, string>,
   ): number {
     if (decision === 'drop') {
       stats.dropped += 1;
@@ -287,7 +372,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return 0;
     }
     const error = decision === 'error500' ? unexpectedError() : decision === 'error503' ? serviceUnavailable() : rateLimited();
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...bucketHeaders };
     if (error.status === 429 && retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
     sendError(res, error.body(), { envelope, pretty, headers });
     return envelope ? 200 : error.status;
@@ -320,12 +405,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
   const baseUrl = `${url}${API_PREFIX}`;
+  origin = url;
   dataset.setBaseUrl(baseUrl);
 
   return {
     url,
     baseUrl,
+    atlasV2BaseUrl: `${url}${ATLAS_V2_PREFIX}`,
     port,
+    catalog,
     keys,
     dataset,
     setFaults: (changes) => faults.set(changes),

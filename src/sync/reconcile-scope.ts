@@ -7,7 +7,7 @@
  * never deleted.
  */
 import type { ScopeSettings } from '../config.js';
-import { PermanentError, errorMessage } from '../errors.js';
+import { PermanentError, RetryableError, errorMessage } from '../errors.js';
 import {
   countKnownEvents,
   finishReconcileRun,
@@ -80,6 +80,9 @@ export async function reconcileScope(
         ctx.signal,
       );
     stats.requests += page.requests;
+    if (page.totalCount === undefined) {
+      throw new RetryableError('COUNT_MISSING', `${key}: the API gave no count for ${formatWindow(window)}: trying again later`);
+    }
     return page.totalCount;
   };
   const knownCount = (window: TimeWindow) => countKnownEvents(ctx.warehouse.db, key, window, scope.eventTypes);

@@ -8,6 +8,7 @@
  * as many parts as its totalCount needs) and its parts read oldest first, so the checkpoint only
  * moves forward.
  */
+import { ApiTransientError } from '../api/api-error.js';
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';
 import { isLastPage } from '../api/pages.js';
@@ -31,7 +32,7 @@ import { recordRejected } from '../warehouse/rejected.repository.js';
 import { finishRun, startRun, type RunMode } from '../warehouse/runs.repository.js';
 import { advanceWatermark } from '../warehouse/state.repository.js';
 import type { ScopeLock } from './lock.js';
-import { formatWindow, isTooDeep, splitForDepth, type TimeWindow } from './planner.js';
+import { formatWindow, isTooDeep, splitForDepth, splitWindowInto, type TimeWindow } from './planner.js';
 import { PagesInFlight } from './pages-in-flight.js';
 import { readAhead } from './read-ahead.js';
 import { logSchemaChanges, seenSchemaOf } from './schema-watch.js';
@@ -101,10 +102,10 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   const { itemsPerPage, maxPagesPerWindow } = ctx.settings;
   const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
   const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
+  // Without a count (Atlas v2 when counting timed out) the window is paged as it comes.
+  const tooDeep = (page: EventsPage) => page.totalCount !== undefined && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow);
   const partsOf = (page: EventsPage) =>
-    isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)
-      ? splitForDepth(window, page.totalCount, itemsPerPage, maxPagesPerWindow)
-      : undefined;
+    page.totalCount !== undefined && tooDeep(page) ? splitForDepth(window, page.totalCount, itemsPerPage, maxPagesPerWindow) : undefined;
   // The next pages are fetched and prepared while pages land, so HTTP, parsing and the id lookups
   // overlap the database's writes.
   const ahead = readAhead(pages, {
@@ -119,7 +120,7 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
     for (let ready = await ahead.next(); ready; ready = await ahead.next()) {
       const { page, prepared, index } = ready;
       const parts = index === 0 ? partsOf(page) : undefined;
-      if (index === 0 && !parts && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow)) {
+      if (index === 0 && !parts && tooDeep(page)) {
         log.warn({ totalCount: page.totalCount }, 'a one-second window holds more events than the page depth allows: paging it in full');
       }
       const isLast = !parts && isLastPage(page, itemsPerPage);
@@ -146,13 +147,25 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   } catch (error) {
     // No transaction of this window outlives it (the scope's lock is released after it).
     await inFlight.settle().catch(() => undefined);
-    throw error;
+    const halves = isPagingTimeout(error) ? splitWindowInto(window, 2) : undefined;
+    if (!halves) throw error;
+    // A page the service cannot page to even without the count: its window is read in two
+    // halves instead (oldest first, so the checkpoint only moves forward), never skipped.
+    ahead.stop();
+    log.warn({ parts: halves.length }, 'the service timed out paging this window even without the count: splitting it');
+    for (const half of halves) addTotals(totals, await readWindow(ctx, scope, half, options));
+    return totals;
   } finally {
     ahead.stop();
   }
   if (!checkpointed && options.advanceCheckpoint) await advanceWatermark(ctx.warehouse.db, scope.scope.key, window.maxDate);
   totals.windows += 1;
   return totals;
+}
+
+/** The service timed out reading a deep page (with the count, then without it). */
+function isPagingTimeout(error: unknown): boolean {
+  return error instanceof ApiTransientError && error.errorCode === 'TIMEOUT_WHILE_PAGING';
 }
 
 /** Pages fetched and prepared beyond the one handed out (measured: docs/benchmarks.md, the write path). */

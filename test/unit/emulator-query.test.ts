@@ -32,6 +32,7 @@ describe('parseListParams', () => {
       pageNum: 1,
       itemsPerPage: 100,
       pretty: false,
+      includeCount: true,
     });
   });
 
@@ -48,6 +49,7 @@ describe('parseListParams', () => {
       itemsPerPage: 500,
       minSec: Date.UTC(2026, 10, 1) / 1000,
       maxSec: Date.UTC(2026, 10, 1) / 1000 + 5,
+      includeCount: true,
     });
     expect(parse('minDate=2026-11-01T02:00:00%2B02:00').minSec).toBe(Date.UTC(2026, 10, 1) / 1000);
   });
