@@ -67,33 +67,49 @@ export interface WindowOptions {
   readonly jobId?: string;
 }
 
-/** Reads one window (splitting it when too deep) and records a `sync_runs` row whatever happens. */
+/**
+ * Reads one window (splitting it when too deep) and records a `sync_runs` row: at its start and end
+ * for every mode but polls. A poll's row is written when it ends, and only when it landed an event
+ * or failed: an idle poll (the steady state of a fleet) leaves only its counters in `sync_state`
+ * (sync-scope.ts), so the run history grows with what happens, not with the clock.
+ */
 export async function runWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWindow, options: WindowOptions): Promise<SyncTotals> {
   const db = ctx.warehouse.db;
   const started = performance.now();
-  const runId = await startRun(db, {
+  const startedAt = new Date();
+  const runStart = {
     scope: scope.scope.key,
     mode: options.mode,
     windowStart: window.minDate,
     windowEnd: window.maxDate,
+    startedAt,
     ...(options.jobId ? { jobId: options.jobId } : {}),
-  });
+  };
+  const deferred = options.mode === 'poll';
+  const early = deferred ? undefined : await startRun(db, runStart);
+  const runId = async () => early ?? (await startRun(db, runStart));
   try {
     const totals = await readWindow(ctx, scope, window, options);
     const durationMs = Math.round(performance.now() - started);
-    await finishRun(db, runId, { ...totals, status: 'succeeded', durationMs });
-    ctx.logger.info(
+    if (!deferred || landedAny(totals)) await finishRun(db, await runId(), { ...totals, status: 'succeeded', durationMs });
+    // An idle poll is the steady state of a fleet: a line each at info would be thousands a minute.
+    ctx.logger[deferred && !landedAny(totals) ? 'debug' : 'info'](
       { scope: scope.scope.key, window: formatWindow(window), ...totals, durationMs },
       formatCompletion(scope.scope.key, window, totals, durationMs),
     );
     return totals;
   } catch (error) {
     const durationMs = Math.round(performance.now() - started);
-    await finishRun(db, runId, { ...emptyTotals(), status: 'failed', error: errorMessage(error), durationMs }).catch(
-      (recordError: unknown) => ctx.logger.error({ err: recordError, scope: scope.scope.key }, 'could not record the failed run'),
-    );
+    await runId()
+      .then((id) => finishRun(db, id, { ...emptyTotals(), status: 'failed', error: errorMessage(error), durationMs }))
+      .catch((recordError: unknown) => ctx.logger.error({ err: recordError, scope: scope.scope.key }, 'could not record the failed run'));
     throw error;
   }
+}
+
+/** Whether a run landed anything: a new or changed event, or one set aside. */
+export function landedAny(totals: SyncTotals): boolean {
+  return totals.inserted + totals.changed + totals.rejected > 0;
 }
 
 async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWindow, options: WindowOptions): Promise<SyncTotals> {

@@ -6,10 +6,10 @@
 import type { ScopeSettings } from '../config.js';
 import { PermanentError, errorMessage } from '../errors.js';
 import { finishRun, startRun } from '../warehouse/runs.repository.js';
-import { getSyncState, recordAttempt, recordCheckpointSettings, recordFailure } from '../warehouse/state.repository.js';
+import { getSyncState, recordAttempt, recordCheckpointSettings, recordFailure, recordRunEnd } from '../warehouse/state.repository.js';
 import { checkpointSettingsOf, sameSettings, widening } from './checkpoint-settings.js';
 import { planSync } from './planner.js';
-import { runWindow, type SyncContext } from './run-window.js';
+import { landedAny, runWindow, type SyncContext } from './run-window.js';
 import { addTotals, emptyTotals, type SyncTotals } from './totals.js';
 import { parseIsoDate } from '../time.js';
 
@@ -71,6 +71,7 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
       watermark = window.maxDate > (watermark ?? new Date(0)) ? window.maxDate : watermark;
     }
     if (!state?.settings || !sameSettings(state.settings, settings)) await recordCheckpointSettings(db, key, settings);
+    await recordRunEnd(db, key, { poll: options.mode === 'poll', landed: landedAny(totals) }, ctx.now());
     return { scope: key, status: 'succeeded', totals, watermark, permanent: false };
   } catch (error) {
     const permanent = error instanceof PermanentError;

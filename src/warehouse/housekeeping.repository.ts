@@ -2,10 +2,21 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
-/** Deletes runs that started before `before`; returns how many. */
-export async function pruneRuns(db: Kysely<Database>, before: Date): Promise<number> {
-  const result = await db.deleteFrom('sync_runs').where('started_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/** Rows deleted per statement: each is a short transaction, never one that holds millions of rows' locks. */
+export const PRUNE_BATCH = 10_000;
+
+/** Deletes runs that started before `before`, `batch` rows a statement; returns how many. */
+export async function pruneRuns(db: Kysely<Database>, before: Date, batch = PRUNE_BATCH): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('sync_runs')
+      .where('id', 'in', (eb) => eb.selectFrom('sync_runs').select('id').where('started_at', '<', before).limit(batch))
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    pruned += deleted;
+    if (deleted < batch) return pruned;
+  }
 }
 
 /** Scopes with runs still `running` that started before `before`. */

@@ -19,6 +19,11 @@ export interface SyncState {
   lastAttemptAt: Date | null;
   lastError: string | null;
   consecutiveFailures: number;
+  /** Polls that succeeded, idle ones included (an idle poll adds no sync_runs row). */
+  polls: number;
+  lastPolledAt: Date | null;
+  /** When a poll or sync last landed an event (new, changed or set aside). */
+  lastLandedAt: Date | null;
 }
 
 /** Longer error texts are cut: the full error belongs in the logs. */
@@ -81,6 +86,27 @@ export async function recordFailure(db: Kysely<Database>, scopeKey: string, erro
     .execute();
 }
 
+/**
+ * A run of the scope ended well: a poll counts (`polls`, `last_polled_at`), and one that landed
+ * anything moves `last_landed_at`. This, not a `sync_runs` row, is what an idle poll leaves.
+ */
+export async function recordRunEnd(
+  db: Kysely<Database>,
+  scopeKey: string,
+  run: { readonly poll: boolean; readonly landed: boolean },
+  now: Date = new Date(),
+): Promise<void> {
+  if (!run.poll && !run.landed) return;
+  await db
+    .updateTable('sync_state')
+    .set({
+      ...(run.poll ? { polls: sql`polls + 1`, last_polled_at: now } : {}),
+      ...(run.landed ? { last_landed_at: now } : {}),
+    })
+    .where('scope', '=', scopeKey)
+    .execute();
+}
+
 /** Records the settings the checkpoint now covers (after a run that read with them). */
 export async function recordCheckpointSettings(db: Kysely<Database>, scopeKey: string, settings: CheckpointSettings): Promise<void> {
   await db
@@ -117,6 +143,9 @@ function toSyncState(row: Selectable<SyncStateTable>): SyncState {
     lastAttemptAt: row.last_attempt_at,
     lastError: row.last_error,
     consecutiveFailures: Number(row.consecutive_failures),
+    polls: Number(row.polls),
+    lastPolledAt: row.last_polled_at,
+    lastLandedAt: row.last_landed_at,
   };
 }
 

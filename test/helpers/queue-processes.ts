@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { createSyncQueue } from '../../src/queue/scheduler.js';
 import type { Database } from '../../src/warehouse/database.js';
 import { spawnCli, waitForExit, type CliResult } from './cli.js';
@@ -175,16 +175,20 @@ export async function watermarks(db: Kysely<Database>): Promise<Map<string, Date
  * Poll jobs per scope with a window that succeeded and started after `since`. Counted by job id:
  * one poll job may read several windows, each its own run row.
  */
-export async function pollRunsSince(db: Kysely<Database>, since: Date): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('sync_runs')
-    .select(['scope', sql<number>`count(distinct job_id)::int`.as('n')])
-    .where('mode', '=', 'poll')
-    .where('status', '=', 'succeeded')
-    .where('started_at', '>', since)
-    .groupBy('scope')
-    .execute();
-  return new Map(rows.map((r) => [r.scope, r.n]));
+/** Each scope's count of polls that succeeded so far (`sync_state.polls`): idle polls add no sync_runs row. */
+export type PollMark = ReadonlyMap<string, number>;
+
+export async function pollMark(db: Kysely<Database>): Promise<PollMark> {
+  const rows = await db.selectFrom('sync_state').select(['scope', 'polls']).execute();
+  return new Map(rows.map((r) => [r.scope, Number(r.polls)]));
+}
+
+/** Polls that succeeded per scope since `mark` (a scope unknown then counts from 0). */
+export async function pollRunsSince(db: Kysely<Database>, mark: PollMark): Promise<Map<string, number>> {
+  const now = await pollMark(db);
+  const since = new Map<string, number>();
+  for (const [scope, polls] of now) if (polls > (mark.get(scope) ?? 0)) since.set(scope, polls - (mark.get(scope) ?? 0));
+  return since;
 }
 
 export async function runningRuns(

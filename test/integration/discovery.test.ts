@@ -20,6 +20,7 @@ import {
   failWhenAnyExits,
   freePort,
   obliterateSyncQueue,
+  pollMark,
   pollRunsSince,
   startCli,
   waitFor,
@@ -149,7 +150,7 @@ describe('discovering the projects of an organization', () => {
       const died = failWhenAnyExits(processes);
       const waitUp = <T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000) =>
         Promise.race([waitFor(what, check, ms), died]);
-      const started = new Date();
+      const started = await pollMark(warehouse.db);
       await waitUp('the organization and its first project polled', async () => {
         const runs = await pollRunsSince(warehouse.db, started);
         return (runs.get(`org:${org}`) ?? 0) >= 1 && (runs.get(`group:${first}`) ?? 0) >= 1;
@@ -165,8 +166,9 @@ describe('discovering the projects of an organization', () => {
 
       fixture.emulator.addProject(created, { orgId: org, name: 'Created Mid-Run' });
       const createdAt = Date.now();
+      const beforeCreated = await pollMark(warehouse.db);
       await waitUp('the created project mirrored', async () => {
-        const runs = await pollRunsSince(warehouse.db, new Date(createdAt));
+        const runs = await pollRunsSince(warehouse.db, beforeCreated);
         return (runs.get(`group:${created}`) ?? 0) >= 1;
       });
       const pickedUpMs = Date.now() - createdAt;
@@ -185,14 +187,19 @@ describe('discovering the projects of an organization', () => {
       );
       // A poll already queued may still run; after that, none.
       await new Promise((resolve) => setTimeout(resolve, 3 * POLL_SECONDS * 1000));
-      const quietSince = new Date();
+      const quietSince = await pollMark(warehouse.db);
+      const quietAt = new Date();
       await new Promise((resolve) => setTimeout(resolve, 3 * POLL_SECONDS * 1000));
       const { rows } = await sql<{
         n: number;
-      }>`select count(*)::int as n from events_mirror.sync_runs where scope = ${`group:${first}`} and started_at > ${quietSince}`.execute(
+      }>`select count(*)::int as n from events_mirror.sync_runs where scope = ${`group:${first}`} and started_at > ${quietAt}`.execute(
         warehouse.db,
       );
       expect(rows[0]?.n, 'no poll of the removed project').toBe(0);
+      expect(
+        (await pollRunsSince(warehouse.db, quietSince)).get(`group:${first}`),
+        'no poll of the removed project, idle ones included',
+      ).toBe(undefined);
       expect((await pollRunsSince(warehouse.db, quietSince)).get(`group:${created}`) ?? 0, 'the others are still polled').toBeGreaterThan(
         0,
       );

@@ -7,7 +7,7 @@ import { createJobProcessor } from '../../src/queue/job-processor.js';
 import { createSyncQueue, type SyncQueue } from '../../src/queue/scheduler.js';
 import { createSyncWorker, type SyncWorker } from '../../src/queue/worker.js';
 import { runCli } from '../helpers/cli.js';
-import { pollRunsSince, startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
+import { pollMark, pollRunsSince, startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 import type { SyncRuntime } from '../../src/sync/runtime.js';
 
@@ -58,7 +58,7 @@ describe('a configuration change reaches the job schedulers', () => {
 
   it('stops polling a removed scope and starts polling an added one', async () => {
     const db = runtime.warehouse.db;
-    const began = new Date();
+    const began = await pollMark(db);
     scheduler = startCli('scheduler 1', ['scheduler'], envWith([A, B]));
     await waitFor('polls of A and B', async () => {
       const runs = await pollRunsSince(db, began);
@@ -88,13 +88,13 @@ describe('a configuration change reaches the job schedulers', () => {
       'reconcile.group.6a0000000000000000000093',
     ]);
 
-    const changed = new Date();
+    const changed = await pollMark(db);
     await waitFor('polls of C, and of B since the change', async () => {
       const runs = await pollRunsSince(db, changed);
       return (runs.get(C) ?? 0) >= 1 && (runs.get(B) ?? 0) >= 1;
     });
     // A poll of A already taken before the change may still finish; after that, none starts.
-    const settledAt = new Date();
+    const settledAt = await pollMark(db);
     await waitFor('three more polls of B', async () => ((await pollRunsSince(db, settledAt)).get(B) ?? 0) >= 3);
     const since = await pollRunsSince(db, settledAt);
     expect(since.get(A) ?? 0, 'polls of the removed scope').toBe(0);

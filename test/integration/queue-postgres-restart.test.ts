@@ -17,6 +17,7 @@ import {
   failWhenAnyExits,
   freePort,
   obliterateSyncQueue,
+  pollMark,
   pollRunsSince,
   sleep,
   startCli,
@@ -123,7 +124,7 @@ describe('a worker process rides out a PostgreSQL restart', () => {
       expect(alive(worker), 'the worker is still running while PostgreSQL is down').toBe(true);
       expect(alive(scheduler), 'the scheduler is still running while PostgreSQL is down').toBe(true);
 
-      const restartedAt = new Date();
+      const restartedAt = await pollMark(db);
       await postgres.start();
       await waitUp('/healthz passing again', async () => (await healthz()).status === 200);
       await waitUp('polls of every scope after the restart', async () => {

@@ -6,6 +6,7 @@ import { writeConfigFile } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
 import {
   freePort,
+  pollMark,
   pollRunsSince,
   runningRuns,
   startCli,
@@ -86,7 +87,7 @@ describe('a scheduler and two worker processes mirror several scopes continuousl
         return scopes.every((s) => marks.get(s));
       });
 
-      const restartedAt = new Date();
+      const restartedAt = await pollMark(db);
       await redis.restart();
       // The restarted Redis is empty: the scheduler must notice, re-create the schedulers, and the
       // workers reconnect and poll every scope again.

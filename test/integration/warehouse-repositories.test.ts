@@ -7,7 +7,14 @@ import type { Warehouse } from '../../src/warehouse/database.js';
 import { countEventsByScope, upsertEvents } from '../../src/warehouse/events.repository.js';
 import { recordRejected } from '../../src/warehouse/rejected.repository.js';
 import { findSucceededWindows, finishRun, startRun } from '../../src/warehouse/runs.repository.js';
-import { advanceWatermark, getSyncState, listSyncStates, recordAttempt, recordFailure } from '../../src/warehouse/state.repository.js';
+import {
+  advanceWatermark,
+  getSyncState,
+  listSyncStates,
+  recordAttempt,
+  recordFailure,
+  recordRunEnd,
+} from '../../src/warehouse/state.repository.js';
 import {
   ORG_FAMILY,
   PROJECT_FAMILY,
@@ -263,6 +270,9 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
         lastAttemptAt: T0,
         lastError: 'HTTP 503 from /groups/x/events',
         consecutiveFailures: 2,
+        polls: 0,
+        lastPolledAt: null,
+        lastLandedAt: null,
       });
       const later = new Date('2026-11-21T12:00:00Z');
       await advanceWatermark(warehouse.db, scope, later, T1);
@@ -275,7 +285,13 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
         lastAttemptAt: T0,
         lastError: null,
         consecutiveFailures: 0,
+        polls: 0,
+        lastPolledAt: null,
+        lastLandedAt: null,
       });
+      await recordRunEnd(warehouse.db, scope, { poll: true, landed: false }, T1);
+      await recordRunEnd(warehouse.db, scope, { poll: true, landed: true }, T1);
+      expect(await getSyncState(warehouse.db, scope)).toMatchObject({ polls: 2, lastPolledAt: T1, lastLandedAt: T1 });
       const states = await listSyncStates(warehouse.db);
       expect(states.map((s) => s.scope)).toContain(scope);
       expect(states.map((s) => s.scope)).toEqual([...states.map((s) => s.scope)].sort());
