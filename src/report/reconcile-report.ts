@@ -2,7 +2,7 @@
 import { errorMessage } from '../errors.js';
 import { isReconciled, type ReconcileScopeResult } from '../sync/reconcile-scope.js';
 import { formatTimestamp } from '../time.js';
-import { ERROR_CELL_WIDTH, plural, shorten } from './shorten.js';
+import { errorCell, plural } from './shorten.js';
 import { renderTable } from './table.js';
 
 export function renderReconcileSummary(results: readonly ReconcileScopeResult[]): string {
@@ -31,7 +31,7 @@ export function renderReconcileSummary(results: readonly ReconcileScopeResult[])
 function describeOutcome(r: ReconcileScopeResult): string {
   switch (r.outcome) {
     case 'failed':
-      return shorten(`failed: ${errorMessage(r.error)}`, ERROR_CELL_WIDTH);
+      return `failed: ${errorCell(errorMessage(r.error))}`;
     case 'no-checkpoint':
       return 'no checkpoint yet: nothing to check (run sync first, or pass --to)';
     case 'differs':

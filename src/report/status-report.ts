@@ -3,7 +3,7 @@ import type { LastReconcile } from '../warehouse/reconcile.repository.js';
 import type { KnownScope } from '../warehouse/scopes.repository.js';
 import type { SyncState } from '../warehouse/state.repository.js';
 import { formatTimestamp } from '../time.js';
-import { ERROR_CELL_WIDTH, shorten } from './shorten.js';
+import { ERROR_CELL_WIDTH, errorCell } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
 export interface StatusInput {
@@ -31,12 +31,15 @@ export function renderStatus(input: StatusInput): string {
       state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-',
       formatTimestamp(state?.lastSuccessAt),
       state?.consecutiveFailures ?? 0,
-      state?.lastError ? shorten(state.lastError, ERROR_CELL_WIDTH) : '-',
+      state?.lastError ? errorCell(state.lastError) : '-',
       input.counts.get(scope) ?? 0,
       describeReconcile(input.reconciles?.get(scope)),
     ];
   });
-  const cut = scopes.find((scope) => (byScope.get(scope)?.lastError?.length ?? 0) > ERROR_CELL_WIDTH);
+  const cut = scopes.find((scope) => {
+    const error = byScope.get(scope)?.lastError;
+    return error !== undefined && error !== null && errorCell(error) !== error;
+  });
   return (
     renderTable(
       ['scope', 'name', 'origin', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'],

@@ -1,7 +1,7 @@
 /** The table `sync --once` prints at the end: one row per scope, then what changed in one or two lines. */
 import { errorMessage } from '../errors.js';
 import type { ScopeRunResult } from '../sync/sync-scope.js';
-import { ERROR_CELL_WIDTH, plural, shorten } from './shorten.js';
+import { errorCell, plural } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
 export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date): string {
@@ -13,7 +13,7 @@ export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date)
     r.totals.changed,
     r.totals.rejected,
     r.watermark ? formatDuration(now.getTime() - r.watermark.getTime()) : '-',
-    r.status === 'failed' ? shorten(`failed: ${errorMessage(r.error)}`, ERROR_CELL_WIDTH) : r.status,
+    r.status === 'failed' ? `failed: ${errorCell(errorMessage(r.error))}` : r.status,
   ]);
   const failed = results.filter((r) => r.status === 'failed');
   const footer =
