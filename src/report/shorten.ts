@@ -14,7 +14,7 @@ export function shorten(text: string, max: number): string {
  * dropped, as the row already names the scope, so the status, errorCode and fix are what fits.
  */
 export function errorCell(text: string): string {
-  return shorten(text.replace(/^[A-Z]+ \S+ for \S+ failed: /, ''), ERROR_CELL_WIDTH);
+  return shorten(text.replace(/^[A-Z]+ \S+ for (?:org|group):\S+ failed: /, ''), ERROR_CELL_WIDTH);
 }
 
 /** `1 scope`, `4 scopes`. */

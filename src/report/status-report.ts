@@ -4,7 +4,7 @@ import type { KnownScope } from '../warehouse/scopes.repository.js';
 import type { SyncState } from '../warehouse/state.repository.js';
 import { formatTimestamp } from '../time.js';
 import { ERROR_CELL_WIDTH, errorCell } from './shorten.js';
-import { formatDuration, renderTable } from './table.js';
+import { formatDuration, renderTable, terminalSafe } from './table.js';
 
 export interface StatusInput {
   readonly states: readonly SyncState[];
@@ -67,7 +67,7 @@ export function renderScopeStatus(scope: string, input: StatusInput): string {
     ['last error', state?.lastError ?? '-'],
   ];
   const width = Math.max(...fields.map(([name]) => name.length));
-  return fields.map(([name, value]) => `${`${name}:`.padEnd(width + 2)}${value}`).join('\n') + '\n';
+  return fields.map(([name, value]) => `${`${name}:`.padEnd(width + 2)}${terminalSafe(String(value))}`).join('\n') + '\n';
 }
 
 /** `recovered 12 at 2026-11-24T06:00:00Z`, `consistent at …`, `running since …`. */

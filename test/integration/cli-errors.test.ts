@@ -74,7 +74,8 @@ function envFor(key: { publicKey: string; privateKey: string }, extra: Record<st
 /** A one-window backfill: its failure is the command's one line. */
 function backfill(scope: string, env: Record<string, string>): Promise<CliResult> {
   const from = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-  return runCli(['backfill', '--scope', scope, '--from', from], env);
+  // The scope is configured: backfill refuses a scope the mirror does not know (exit 2) before any request.
+  return runCli(['backfill', '--scope', scope, '--from', from], { ...env, EVENTS_SCOPES: scope });
 }
 
 /** stderr is exactly one line, `events-mirror: …`, and it is returned without the prefix. */
@@ -272,13 +273,17 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     const env = envFor(OWNER, { EVENTS_SCOPES: 'org:nosuchorg', EVENTS_MIRROR_CONFIG: writeConfigFile({ sync: { settleSeconds: 0 } }) });
     const sync = await runCli(['sync', '--once'], env);
     expect(sync.code).toBe(1);
-    expect(sync.stdout).toMatch(
-      /org:nosuchorg .*failed: GET \/orgs\/nosuchorg\/events\?\S+ for org:nosuchorg failed: 404 ORG_NOT_FOUND: .+ \(no organization has this id: fix the scope in EVENTS_SCOPES or --scope\)/,
-    );
+    // The table shows the answer, cut to its cell; `status --scope` prints the whole error.
+    expect(sync.stdout).toMatch(/org:nosuchorg .*failed: 404 ORG_NOT_FOUND: /);
     expect(sync.stderr, 'our own failures are logged without a stack').not.toMatch(/"stack"|\n\s+at /);
     const status = await runCli(['status'], env);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/org:nosuchorg .* 404 ORG_NOT_FOUND/);
+    const detail = await runCli(['status', '--scope', 'org:nosuchorg'], env);
+    expect(detail.code).toBe(0);
+    expect(detail.stdout).toMatch(
+      /GET \/orgs\/nosuchorg\/events\?\S+ for org:nosuchorg failed: 404 ORG_NOT_FOUND: .+ \(no organization has this id: fix the scope in EVENTS_SCOPES or --scope\)/,
+    );
   });
 
   it.concurrent('a base URL without /api/public/v1.0: 404 RESOURCE_NOT_FOUND', async () => {

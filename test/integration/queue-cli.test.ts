@@ -55,7 +55,16 @@ describe('worker and scheduler refuse a configuration they cannot run with', () 
 describe('backfill --enqueue of windows that ran before', () => {
   it('enqueues a failed window again, and a done one only with --force', async () => {
     const prefix = `em-test-${Date.now()}-${process.pid}-again`;
-    const args = ['backfill', '--scope', 'group:6a00000000000000000000e2', '--from', '2026-10-01', '--to', '2026-10-03', '--enqueue'];
+    const args = [
+      'backfill',
+      '--scope',
+      'group:6a00000000000000000000e2',
+      '--from',
+      '2026-10-01',
+      '--to',
+      '2026-10-03T00:00:00Z',
+      '--enqueue',
+    ];
     expect((await runCli(args, { REDIS_PREFIX: prefix })).code).toBe(0);
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = createSyncQueue(connection, prefix);
@@ -97,7 +106,16 @@ describe('backfill --enqueue of windows that ran before', () => {
 describe('backfill --enqueue', () => {
   it('adds one job per window with Redis only, and adds nothing the second time', async () => {
     const prefix = `em-test-${Date.now()}-${process.pid}`;
-    const args = ['backfill', '--scope', 'group:6a00000000000000000000e1', '--from', '2026-10-01', '--to', '2026-10-03', '--enqueue'];
+    const args = [
+      'backfill',
+      '--scope',
+      'group:6a00000000000000000000e1',
+      '--from',
+      '2026-10-01',
+      '--to',
+      '2026-10-03T00:00:00Z',
+      '--enqueue',
+    ];
     const first = await runCli(args, { REDIS_PREFIX: prefix });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('2 of 2 windows added');

@@ -124,8 +124,9 @@ describe('a worker process rides out a PostgreSQL restart', () => {
       expect(alive(worker), 'the worker is still running while PostgreSQL is down').toBe(true);
       expect(alive(scheduler), 'the scheduler is still running while PostgreSQL is down').toBe(true);
 
-      const restartedAt = await pollMark(db);
+      // Counted from sync_state, so read once PostgreSQL is back (no poll succeeds while it is down).
       await postgres.start();
+      const restartedAt = await pollMark(db);
       await waitUp('/healthz passing again', async () => (await healthz()).status === 200);
       await waitUp('polls of every scope after the restart', async () => {
         const runs = await pollRunsSince(db, restartedAt);

@@ -160,7 +160,7 @@ describe('reconcile', () => {
   it('refuses bad arguments with one line and the usage, touching nothing', async () => {
     const swapped = await runCli(['reconcile', '--from', '2026-11-02', '--to', '2026-11-01'], env);
     expect(swapped.code).toBe(2);
-    expect(swapped.stderr).toMatch(/--from 2026-11-02T00:00:00Z is after --to 2026-11-01T00:00:00Z: swap them/);
+    expect(swapped.stderr).toMatch(/--from 2026-11-02T00:00:00Z is after --to 2026-11-01T23:59:59Z: swap them/);
     const badScope = await runCli(['reconcile', '--scope', 'cluster:x'], env);
     expect(badScope.code).toBe(2);
     expect(badScope.stderr).toMatch(/--scope/);

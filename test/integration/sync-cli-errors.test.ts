@@ -14,12 +14,13 @@ const cases: Array<{ name: string; args: string[]; env?: Record<string, string>;
   {
     name: 'a date that is not ISO 8601',
     args: ['backfill', '--scope', 'org:abc', '--from', '11/01/2026'],
-    message: /--from <iso>' argument '11\/01\/2026' is invalid\. expected an ISO 8601 date/,
+    message:
+      /--from <iso>' argument '11\/01\/2026' is invalid\. expected a date or a UTC date-time such as 2026-11-01, 2026-11-01T06:00 or 2026-11-01T06:00:00Z/,
   },
   {
     name: '--from after --to',
     args: ['backfill', '--scope', 'org:abc', '--from', '2026-11-05', '--to', '2026-11-01'],
-    message: /--from 2026-11-05T00:00:00Z is after --to 2026-11-01T00:00:00Z: swap them/,
+    message: /--from 2026-11-05T00:00:00Z is after --to 2026-11-01T23:59:59Z: swap them/,
   },
   {
     name: 'a missing key pair',

@@ -17,6 +17,8 @@ const READABLE = '6a00000000000000000003a1';
 const MISSING = '6a00000000000000000003a2';
 const HOSTILE = '\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e\r\nforged line';
 const HOSTILE_SHOWN = '\\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202e\\r\\nforged line';
+/** Tables cut an error to its cell and fold its white space: the escaped controls stay visible. */
+const HOSTILE_CUT = '\\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202e';
 
 /** Any character a terminal acts on, except the newlines that end the tables' own lines. */
 // eslint-disable-next-line no-control-regex -- control characters are what this looks for
@@ -68,7 +70,7 @@ describe('terminal escapes from the feed', () => {
     const sync = await runCli(['sync', '--once'], env);
     expect(sync.code, sync.stderr).toBe(1);
     expect(sync.stdout).not.toMatch(RAW_CONTROL);
-    expect(sync.stdout).toContain(HOSTILE_SHOWN);
+    expect(sync.stdout).toContain(HOSTILE_CUT);
     expect(sync.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
 
     const status = await runCli(['status'], env);
@@ -77,7 +79,25 @@ describe('terminal escapes from the feed', () => {
     expect(status.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
     // The schema-change table names the new event type; the scope table shows the 404's detail.
     const lines = status.stdout.split('\n');
-    expect(lines.find((line) => line.includes('  new event type  '))).toContain(HOSTILE_SHOWN);
-    expect(lines.find((line) => line.startsWith(`group:${MISSING}`))).toContain(HOSTILE_SHOWN);
+    expect(
+      lines.find((line) => line.startsWith(`group:${MISSING}`)),
+      status.stdout,
+    ).toContain(HOSTILE_CUT);
+
+    // The schema changes are listed by `status --schema-changes`, the new event type escaped.
+    const changes = await runCli(['status', '--schema-changes'], env);
+    expect(changes.code, changes.stderr).toBe(0);
+    expect(changes.stdout).not.toMatch(RAW_CONTROL);
+    expect(
+      changes.stdout.split('\n').find((line) => line.includes('  new event type  ')),
+      changes.stdout,
+    ).toContain(HOSTILE_SHOWN);
+
+    // `status --scope` prints the whole error, escaped the same way.
+    const detail = await runCli(['status', '--scope', `group:${MISSING}`], env);
+    expect(detail.code, detail.stderr).toBe(0);
+    expect(detail.stdout).not.toMatch(RAW_CONTROL);
+    expect(detail.stdout).toContain(HOSTILE_SHOWN);
+    expect(detail.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
   }, 60_000);
 });
