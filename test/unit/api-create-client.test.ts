@@ -10,7 +10,7 @@ describe('createEventsClient', () => {
     });
     const client = createEventsClient(config);
     expect(client).toBeInstanceOf(EventsClient);
-    expect(JSON.stringify(client)).toBe('{"baseUrl":"http://127.0.0.1:1/api/public/v1.0","publicKey":"pub"}');
+    expect(JSON.stringify(client)).toBe('{"baseUrl":"http://127.0.0.1:1/api/public/v1.0","dialect":"v1","publicKey":"pub"}');
     await client.close();
   });
 
