@@ -82,9 +82,11 @@ describe('waits on the token endpoint', () => {
     const child = spawnCli(['sync', '--once'], env);
     const exited = waitForExit(child, EXIT_BOUND_MS);
     let stderr = '';
+    let interrupted = false;
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (stderr.includes('asking again in 300000 ms')) child.kill('SIGINT');
+      // One SIGINT: later stderr chunks must not send a second one, which ends the process by the signal.
+      if (!interrupted && stderr.includes('asking again in 300000 ms')) interrupted = child.kill('SIGINT');
     });
     const result = await exited;
     expect(result.stderr).toContain('asking again in 300000 ms');
