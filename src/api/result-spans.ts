@@ -3,18 +3,28 @@
  * (wasm/result-spans.ts, built into result-spans-wasm.ts) that reads the body sixteen bytes at a
  * time: the JavaScript scan in result-texts.ts costs more than a third of the page's JSON.parse.
  */
-import { WASM_SLACK, alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
+import { WASM_SLACK, alignUp, instantiateWasm, outgrewMemory, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { RESULT_SPANS_WASM_BASE64 } from './result-spans-wasm.js';
 
 interface ResultSpansModule extends WasmExports {
   resultSpans(input: number, length: number, out: number): number;
 }
 
+const NAME = 'result-spans.wasm';
 let module: ResultSpansModule | undefined;
 
 /** Each element's text, slices of `body`; undefined when the body is not an object with a results array. */
 export function wasmResultTexts(body: string): string[] | undefined {
-  module ??= instantiateWasm<ResultSpansModule>('result-spans.wasm', RESULT_SPANS_WASM_BASE64);
+  module ??= instantiateWasm<ResultSpansModule>(NAME, RESULT_SPANS_WASM_BASE64);
+  try {
+    return scan(module, body);
+  } finally {
+    // After a page far larger than usual, the next one gets a fresh instance: the memory goes back.
+    if (outgrewMemory(NAME)) module = undefined;
+  }
+}
+
+function scan(module: ResultSpansModule, body: string): string[] | undefined {
   const input = alignUp(module.heapBase(), 16);
   // UTF-8 takes at most 3 bytes per UTF-16 unit; an element takes at least 2 bytes with its comma.
   reserveWasmMemory(module, input + body.length * 3 + WASM_SLACK);

@@ -8,7 +8,7 @@
  */
 import type { ValidEvent } from '../events/types.js';
 import type { Scope } from '../scope.js';
-import { WASM_SLACK, alignUp, instantiateWasm, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
+import { WASM_SLACK, alignUp, instantiateWasm, outgrewMemory, reserveWasmMemory, wasmBytes, type WasmExports } from '../wasm-modules.js';
 import { COPY_LINES_WASM_BASE64 } from './copy-lines-wasm.js';
 import { COPY_ROW_COLUMNS, copyRows } from './copy-text.js';
 import { MISSING_EVENT_TYPE, TEXT_FIELD_COLUMNS, eventRowValues } from './event-row.js';
@@ -62,6 +62,7 @@ const COLUMN_SOURCES: Readonly<Record<string, string | number>> = {
   payload: PAYLOAD,
 };
 
+const NAME = 'copy-lines.wasm';
 const TABLE_SIZE = 256;
 const ENTRY_BYTES = 16;
 const COLUMN_BYTES = 12;
@@ -114,7 +115,7 @@ class CopyLineEncoder {
   private configuredFor = '';
 
   constructor() {
-    this.module = instantiateWasm<CopyLinesModule>('copy-lines.wasm', COPY_LINES_WASM_BASE64);
+    this.module = instantiateWasm<CopyLinesModule>(NAME, COPY_LINES_WASM_BASE64);
     this.topTable = alignUp(this.module.heapBase(), 16);
     this.nestedTable = this.topTable + TABLE_SIZE * ENTRY_BYTES;
     this.columns = this.nestedTable + TABLE_SIZE * ENTRY_BYTES;
@@ -234,7 +235,12 @@ let encoder: CopyLineEncoder | undefined;
 export function encodeCopyLines(scope: Scope, events: readonly ValidEvent[], stamp: string): EncodedLines {
   if (events.length === 0) return inJavaScript(scope, events, stamp);
   encoder ??= new CopyLineEncoder();
-  return encoder.encode(scope, events, stamp);
+  try {
+    return encoder.encode(scope, events, stamp);
+  } finally {
+    // After a page far larger than usual, the next one gets a fresh instance: the memory goes back.
+    if (outgrewMemory(NAME)) encoder = undefined;
+  }
 }
 
 export function copyLines(scope: Scope, events: readonly ValidEvent[], stamp: string): Buffer {
