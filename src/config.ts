@@ -102,7 +102,12 @@ export const configSchema = z
       .strict()
       .prefault({}),
     scheduler: z
-      .object({ pollIntervalSeconds: positiveInt.default(60), discoveryIntervalSeconds: positiveInt.default(300) })
+      .object({
+        pollIntervalSeconds: positiveInt.default(60),
+        discoveryIntervalSeconds: positiveInt.default(300),
+        /** The scheduler's /livez, /readyz, /healthz and /metrics; 0 picks a free port. */
+        metricsPort: nonNegativeInt.max(65_535).default(9465),
+      })
       .strict()
       .prefault({}),
     housekeeping: z
@@ -226,6 +231,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
   { name: 'WORKER_CONCURRENCY', path: ['worker', 'concurrency'], kind: 'int' },
   { name: 'METRICS_PORT', path: ['worker', 'metricsPort'], kind: 'int' },
+  { name: 'SCHEDULER_METRICS_PORT', path: ['scheduler', 'metricsPort'], kind: 'int' },
   { name: 'WORKER_SHUTDOWN_TIMEOUT_MS', path: ['worker', 'shutdownTimeoutMs'], kind: 'int' },
   { name: 'WORKER_JOB_TIMEOUT_MS', path: ['worker', 'jobTimeoutMs'], kind: 'int' },
   { name: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },

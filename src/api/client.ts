@@ -7,14 +7,15 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_API_VERSION, acceptHeader, isVersionRefusal, type ApiDialect } from '../api-dialect.js';
 import { apiSourceOf, requireApiCredentials, type Config } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { eventsPath, type Scope } from '../scope.js';
 import { ApiError, ApiTransientError, describeFailure } from './api-error.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
 import { readListedProject, type ListedProject } from './projects.js';
-import { createHttpDispatcher } from './http-agent.js';
+import { createHttpDispatcher, type HttpAgentOptions } from './http-agent.js';
+import { probeApi } from './probe.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiReachability } from './reachability.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
@@ -97,6 +98,9 @@ export class EventsClient {
   #versionRefused: ApiError | undefined;
   /** Whether requests have been getting answers (the worker's /healthz reports it). */
   readonly reachability = new ApiReachability();
+  /** A dispatcher for one readiness probe: the shared one when injected, else a fresh one. */
+  readonly #probeDispatcher: () => { dispatcher: Dispatcher; owned: boolean };
+  #probing: Promise<void> | undefined;
 
   constructor(options: EventsClientOptions) {
     const base = new URL(options.baseUrl);
@@ -119,16 +123,19 @@ export class EventsClient {
       );
     }
     const timeout = options.requestTimeoutMs ?? 30_000;
-    const dispatcher =
-      options.dispatcher ??
-      createHttpDispatcher({
-        caFile: options.caFile,
-        insecureSkipTlsVerify: options.insecureSkipTlsVerify,
-        httpProxy: options.httpProxy,
-        httpsProxy: options.httpsProxy,
-        noProxy: options.noProxy,
-        requestTimeoutMs: timeout,
-      });
+    const http: HttpAgentOptions = {
+      caFile: options.caFile,
+      insecureSkipTlsVerify: options.insecureSkipTlsVerify,
+      httpProxy: options.httpProxy,
+      httpsProxy: options.httpsProxy,
+      noProxy: options.noProxy,
+      requestTimeoutMs: timeout,
+    };
+    const dispatcher = options.dispatcher ?? createHttpDispatcher(http);
+    const injected = options.dispatcher;
+    this.#probeDispatcher = injected
+      ? () => ({ dispatcher: injected, owned: false })
+      : () => ({ dispatcher: createHttpDispatcher({ ...http, connections: 1 }), owned: true });
     const account = options.serviceAccount;
     this.#deps = {
       dispatcher,
@@ -292,6 +299,27 @@ export class EventsClient {
       itemsPerPage,
       walk,
     );
+  }
+
+  /**
+   * Readiness: resolves when the API answered within ApiReachability.FRESH_ANSWER_MS, or answers
+   * a probe now (any status) within `timeoutMs`; throws naming the URL and the last answer otherwise.
+   * Concurrent calls share one probe.
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    if (this.reachability.answeredRecently()) return;
+    this.#probing ??= probeApi({ url: this.#origin + this.#basePath, dispatcher: this.#probeDispatcher }, timeoutMs)
+      .then(
+        () => this.reachability.answered(),
+        (error: unknown) => {
+          const last = this.reachability.lastAnsweredAt;
+          throw new Error(`${errorMessage(error)} (last answer: ${last === undefined ? 'never' : new Date(last).toISOString()})`, {
+            cause: error,
+          });
+        },
+      )
+      .finally(() => (this.#probing = undefined));
+    return this.#probing;
   }
 
   async close(): Promise<void> {

@@ -39,6 +39,22 @@ export class ApiClients {
     for (const client of this.#clients.values()) client.reachability.assertAnswering();
   }
 
+  /**
+   * Readiness: every client's API answers (recently, or a probe within `timeoutMs`). Before any
+   * job made a client, the default key pair's is probed, when this process has one.
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    if (this.#clients.size === 0) {
+      try {
+        this.for();
+      } catch (error) {
+        if (error instanceof PermanentError) return;
+        throw error;
+      }
+    }
+    await Promise.all([...new Set(this.#clients.values())].map((client) => client.probe(timeoutMs)));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...new Set(this.#clients.values())].map((client) => client.close()));
   }

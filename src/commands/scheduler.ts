@@ -6,6 +6,7 @@ import { positiveInt } from './options.js';
 interface SchedulerOptions {
   once?: boolean;
   reconcileSeconds: number;
+  metricsHost: string;
 }
 
 export function registerSchedulerCommand(program: Command): void {
@@ -19,12 +20,17 @@ export function registerSchedulerCommand(program: Command): void {
       positiveInt,
       600,
     )
+    .option('--metrics-host <host>', 'address /livez, /readyz, /healthz and /metrics listen on (port: SCHEDULER_METRICS_PORT)', '0.0.0.0')
     .action(
       action(async (options: SchedulerOptions) => {
         const { config, logger } = createContext({ logFd: options.once ? 2 : 1 });
         // Loaded when the command runs: BullMQ and ioredis take half a second, which other commands would pay.
         const { runSchedulerProcess } = await import('../queue/scheduler-process.js');
-        return runSchedulerProcess(config, logger, { once: options.once === true, reconcileSeconds: options.reconcileSeconds });
+        return runSchedulerProcess(config, logger, {
+          once: options.once === true,
+          reconcileSeconds: options.reconcileSeconds,
+          metricsHost: options.metricsHost,
+        });
       }),
     );
 }

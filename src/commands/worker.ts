@@ -11,9 +11,9 @@ interface WorkerOptions {
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('run poll and backfill jobs from Redis; serves /healthz and /metrics; graceful on SIGTERM/SIGINT')
+    .description('run poll and backfill jobs from Redis; serves /livez, /readyz, /healthz and /metrics; graceful on SIGTERM/SIGINT')
     .option('--concurrency <n>', 'jobs run at once (default: WORKER_CONCURRENCY or worker.concurrency)', positiveInt)
-    .option('--metrics-host <host>', 'address /healthz and /metrics listen on (port: METRICS_PORT)', '0.0.0.0')
+    .option('--metrics-host <host>', 'address /livez, /readyz, /healthz and /metrics listen on (port: METRICS_PORT)', '0.0.0.0')
     .action(
       action(async (options: WorkerOptions) => {
         const { config, logger } = createContext({

@@ -1,6 +1,11 @@
 /**
- * The worker's HTTP side: `/healthz` runs every check (each bounded in time) and answers 200 when
- * all pass, 503 naming the ones that failed; `/metrics` serves the Prometheus registry.
+ * The HTTP side of the worker and the scheduler, three probes with distinct meanings:
+ * - `/livez`: liveness. 200 whenever the process's event loop runs (it checks nothing else), so a
+ *   dead dependency never gets the process restarted, which could not fix it.
+ * - `/readyz`: readiness. Runs every check (each bounded in time): 200 when all pass, else 503
+ *   with a JSON `reason` naming the failing ones.
+ * - `/healthz`: the same checks in detail, for people (200 or 503, each check's result).
+ * `/metrics` serves the Prometheus registry.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +60,21 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/livez') return reply(200, 'application/json', `${JSON.stringify({ status: 'live' })}\n`);
+    if (path === '/readyz') {
+      void runHealthChecks(options.checks, timeoutMs).then(
+        (report) => {
+          const failing = Object.entries(report.checks).filter(([, result]) => result !== 'ok');
+          const body =
+            failing.length === 0
+              ? { status: 'ready', checks: report.checks }
+              : { status: 'unready', reason: failing.map(([name, result]) => `${name}: ${result}`).join('; '), checks: report.checks };
+          reply(failing.length === 0 ? 200 : 503, 'application/json', `${JSON.stringify(body)}\n`);
+        },
+        (error: unknown) => reply(503, 'application/json', `${JSON.stringify({ status: 'unready', reason: errorMessage(error) })}\n`),
+      );
+      return;
+    }
     if (path === '/healthz') {
       void runHealthChecks(options.checks, timeoutMs).then(
         (report) => reply(report.status === 'ok' ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`),
@@ -69,7 +89,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       );
       return;
     }
-    reply(404, 'text/plain', 'not found: try /healthz or /metrics\n');
+    reply(404, 'text/plain', 'not found: try /livez, /readyz, /healthz or /metrics\n');
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

@@ -5,18 +5,26 @@
  * (API key) and records them in the warehouse's `scopes` table (DATABASE_URL), every
  * `scheduler.discoveryIntervalSeconds`, and adds and removes job schedulers to match.
  *
+ * Running (not `once`), it serves /livez, /readyz, /healthz and /metrics on
+ * `scheduler.metricsPort` from its start: ready while Redis answers and, when it discovers
+ * projects, the warehouse and the API too.
+ *
  * Stopping is bounded even while Redis is silent: each close is given up on after
  * `CLOSE_STEP_MS`, and the process exits `HARD_STOP_MS` after the signal whatever it still waits on.
  */
+import { sql } from 'kysely';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { requireApiAccess, requireScopes, type Config, type ScopeSettings } from '../config.js';
-import { errorMessage } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { settlesWithin } from '../deadline.js';
 import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
 import { wantedSchedulers } from './scheduler-plan.js';
-import { requirePostgres } from './worker-process.js';
+import { API_PROBE_TIMEOUT_MS, requirePostgres } from './worker-process.js';
+import { startHealthServer, type HealthCheck, type HealthServer } from './health-server.js';
+import { assertMigrated } from '../warehouse/migrator.js';
 import { discoverScopes } from '../sync/discovery.js';
 import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 
@@ -24,6 +32,8 @@ export interface SchedulerProcessOptions {
   readonly once: boolean;
   /** Full reconcile period, in seconds. */
   readonly reconcileSeconds: number;
+  /** Where /livez, /readyz, /healthz and /metrics listen (port: scheduler.metricsPort); default 0.0.0.0. */
+  readonly metricsHost?: string;
 }
 
 const STARTUP_REDIS_TIMEOUT_MS = 60_000;
@@ -54,7 +64,9 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     hardStop = armHardStop(HARD_STOP_MS, () => logger.error(`the scheduler did not stop within ${HARD_STOP_MS} ms: exiting anyway`));
   });
   let runtime: SyncRuntime | undefined;
+  let health: HealthServer | undefined;
   try {
+    if (!options.once) health = await serveProbes(config, options.metricsHost ?? '0.0.0.0', connection, discovering, () => runtime);
     const timeoutMs = options.once ? ONCE_REDIS_TIMEOUT_MS : STARTUP_REDIS_TIMEOUT_MS;
     if ((await waitForRedis(connection, config.redis.url, timeoutMs, stop.first)) === 'stopped') return 0;
     let scopes = configured;
@@ -96,9 +108,11 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
         redis: describeRedisUrl(config.redis.url),
         prefix: config.redis.prefix,
         ...(discover ? { discoveryEverySeconds: config.scheduler.discoveryIntervalSeconds } : {}),
+        ...(health ? { probes: health.url } : {}),
       },
       `scheduler keeping ${scopes.length} scopes polled every ${config.scheduler.pollIntervalSeconds} s${reconcileNote(config)}` +
-        (discover ? `; projects discovered every ${config.scheduler.discoveryIntervalSeconds} s` : ''),
+        (discover ? `; projects discovered every ${config.scheduler.discoveryIntervalSeconds} s` : '') +
+        (health ? `; probes at ${health.url}/livez and /readyz` : ''),
     );
     const signal = await stop.first;
     logger.info(`${signal}: scheduler stopping (the job schedulers stay in Redis; workers keep polling)`);
@@ -107,12 +121,42 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     return 0;
   } finally {
     stop.dispose();
+    if (health) await settlesWithin(health.close(), CLOSE_STEP_MS);
     await settlesWithin(queue.close(), CLOSE_STEP_MS);
     if (runtime) await settlesWithin(runtime.close(), 2 * CLOSE_STEP_MS);
     if (!(await settlesWithin(connection.quit(), CLOSE_STEP_MS))) connection.disconnect();
     clearTimeout(hardStop);
     if (!options.once) exitEvenIfSocketsLinger();
   }
+}
+
+/** The scheduler's probes: Redis always; the warehouse and the API when it discovers projects. */
+async function serveProbes(
+  config: Config,
+  host: string,
+  connection: { ping(): Promise<string> },
+  discovering: boolean,
+  runtime: () => SyncRuntime | undefined,
+): Promise<HealthServer> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const started = () => {
+    const opened = runtime();
+    if (!opened) throw new Error('starting: waiting for Redis and the warehouse');
+    return opened;
+  };
+  const checks: Record<string, HealthCheck> = { redis: async () => void (await connection.ping()) };
+  if (discovering) {
+    checks.postgres = async () => void (await sql`select 1`.execute(started().warehouse.db));
+    checks.migrations = () => assertMigrated(started().warehouse);
+    checks.api = () => started().clients.probe(API_PROBE_TIMEOUT_MS);
+  }
+  const port = config.scheduler.metricsPort;
+  return startHealthServer({ port, host, registry, checks }).catch((error: unknown) => {
+    throw new ConfigError(
+      `cannot serve the scheduler's /readyz and /metrics on ${host}:${port}: ${errorMessage(error)}; set SCHEDULER_METRICS_PORT to a free port`,
+    );
+  });
 }
 
 /** Lists the organizations' projects again every discovery interval and hands the scopes on; a failed round is logged and tried next time. */

@@ -40,6 +40,8 @@ const INTERRUPT_GRACE_MS = 2_000;
 /** Each close (BullMQ, the health server, the pool, Redis) is given up on after this. */
 const CLOSE_STEP_MS = 1_000;
 const HARD_STOP_MARGIN_MS = 9_000;
+/** The readiness probe of the API answers within the health checks' 2 s deadline. */
+export const API_PROBE_TIMEOUT_MS = 1_500;
 
 export async function runWorkerProcess(config: Config, logger: Logger, options: WorkerProcessOptions): Promise<number> {
   requireApiAccess(config);
@@ -74,6 +76,27 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   let health: HealthServer | undefined;
   let metricsQueue: SyncQueue | undefined;
   try {
+    // Served from the start: liveness answers while the worker waits for Redis and the warehouse.
+    const started = () => {
+      if (!runtime) throw new Error('starting: waiting for Redis and the warehouse');
+      return runtime;
+    };
+    health = await startHealthServer({
+      port: config.worker.metricsPort,
+      host: options.metricsHost,
+      registry,
+      checks: {
+        redis: async () => void (await connection.ping()),
+        postgres: async () => void (await sql`select 1`.execute(started().warehouse.db)),
+        migrations: () => assertMigrated(started().warehouse),
+        // A dead API makes the worker unready, never dead: /livez does not look at it.
+        api: () => started().clients.probe(API_PROBE_TIMEOUT_MS),
+      },
+    }).catch((error: unknown) => {
+      throw new ConfigError(
+        `cannot serve /healthz and /metrics on ${options.metricsHost}:${config.worker.metricsPort}: ${errorMessage(error)}; set METRICS_PORT to a free port`,
+      );
+    });
     if ((await waitForRedis(connection, config.redis.url, STARTUP_REDIS_TIMEOUT_MS, stopRequested)) === 'stopped') {
       logger.info('stopped before Redis answered: no job was taken');
       return 0;
@@ -87,21 +110,6 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     const warehouse = runtime.warehouse;
     metricsQueue = createSyncQueue(connection, config.redis.prefix);
     registerFleetMetrics(registry, { queue: metricsQueue, db: warehouse.db });
-    health = await startHealthServer({
-      port: config.worker.metricsPort,
-      host: options.metricsHost,
-      registry,
-      checks: {
-        redis: async () => void (await connection.ping()),
-        postgres: async () => void (await sql`select 1`.execute(warehouse.db)),
-        migrations: () => assertMigrated(warehouse),
-        api: async () => runtime?.clients.assertAnswering(),
-      },
-    }).catch((error: unknown) => {
-      throw new ConfigError(
-        `cannot serve /healthz and /metrics on ${options.metricsHost}:${config.worker.metricsPort}: ${errorMessage(error)}; set METRICS_PORT to a free port`,
-      );
-    });
     const worker = createSyncWorker({
       connection,
       prefix: config.redis.prefix,
@@ -132,7 +140,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
         prefix: config.redis.prefix,
         metrics: health.url,
       },
-      `worker running ${config.worker.concurrency} jobs at a time; health at ${health.url}/healthz, metrics at ${health.url}/metrics`,
+      `worker running ${config.worker.concurrency} jobs at a time; probes at ${health.url}/livez and /readyz, health at /healthz, metrics at ${health.url}/metrics`,
     );
 
     const signal = await stopRequested;

@@ -50,6 +50,21 @@ describe('health server', () => {
     const down = await fetch(`${server.url}/healthz`);
     expect(down.status).toBe(503);
     expect(((await down.json()) as { checks: Record<string, string> }).checks.redis).toBe('connection refused');
+    // Readiness says the same with a reason; liveness looks at no dependency.
+    const unready = await fetch(`${server.url}/readyz`);
+    expect(unready.status).toBe(503);
+    expect(await unready.json()).toEqual({
+      status: 'unready',
+      reason: 'redis: connection refused',
+      checks: { redis: 'connection refused', postgres: 'ok' },
+    });
+    const live = await fetch(`${server.url}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'live' });
+    redisUp = true;
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok' } });
 
     const metrics = await fetch(`${server.url}/metrics`);
     expect(metrics.status).toBe(200);
