@@ -1,13 +1,15 @@
 /**
  * Configuration, read once and frozen. Layers, later wins:
  *   built-in defaults ← config/default.json ← config/$NODE_ENV.json ← $EVENTS_MIRROR_CONFIG
- *   ← environment ← command-line overrides.
+ *   ← environment (a `.env` file in the working directory, under the real environment)
+ *   ← command-line overrides.
  * This is the only module that reads process.env. Secrets (the private key) come from the
  * environment only; a config file that holds one is refused.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { API_DIALECTS, DEFAULT_API_VERSION, dialectMismatch, inferDialect, type ApiDialect } from './api-dialect.js';
 import { credentialsSchema, readSecretFile, resolveCredentials, type Credential } from './credentials.js';
@@ -248,6 +250,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 const SECRET_KEYS = new Set(['privateKey', 'clientSecret']);
 
 export interface LoadConfigOptions {
+  /** Default: the process's environment over the working directory's `.env` (withDotEnv). */
   env?: NodeJS.ProcessEnv;
   /** Folder holding default.json and <NODE_ENV>.json; defaults to the project's `config/`. */
   configDir?: string;
@@ -264,8 +267,33 @@ export function defaultConfigDir(): string {
   return path.resolve(here, '..', 'config');
 }
 
+/** The file of environment variables read from the working directory when present. */
+export const DOTENV_FILE = '.env';
+
+/**
+ * `env` over the variables of `<dir>/.env` when that file exists: a variable the real environment
+ * sets (even to an empty string) wins over the file's. The file's syntax is Node's (`--env-file`):
+ * `NAME=value` lines, `#` comments, single, double or back quotes, `export ` prefixes allowed.
+ */
+export function withDotEnv(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv {
+  const file = path.join(dir, DOTENV_FILE);
+  if (!existsSync(file)) return env;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): fix its permissions or remove it`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return { ...parseEnv(text), ...env };
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): Config {
-  const env = options.env ?? process.env;
+  const env = options.env ?? withDotEnv(process.env, process.cwd());
   const configDir = options.configDir ?? defaultConfigDir();
   const layers: Array<{ source: string; value: Record<string, unknown> }> = [];
 
