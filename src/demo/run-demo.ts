@@ -10,6 +10,7 @@ import { loadConfig } from '../config.js';
 import { startEmulator } from '../emulator/server.js';
 import type { Logger } from '../logger.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
+import { discoverScopes } from '../sync/discovery.js';
 import { scopeLockFor } from '../sync/lock.js';
 import type { SyncContext } from '../sync/run-window.js';
 import { syncSettings } from '../sync/runtime.js';
@@ -60,7 +61,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           requestsPerMinute: { group: 100_000, org: 100_000 },
         },
         scopes: emulator.dataset.scopes(),
-        sync: { startDate: new Date(Date.now() - (options.days + 1) * 86_400_000).toISOString(), settleSeconds: 0 },
+        // The organization lists its projects, as `EVENTS_DISCOVER_PROJECTS` does: their names land in `scopes`.
+        sync: { startDate: new Date(Date.now() - (options.days + 1) * 86_400_000).toISOString(), settleSeconds: 0, discoverProjects: true },
       },
     });
     const total = emulator.dataset.scopes().reduce((sum, scope) => sum + emulator.dataset.count(scope), 0);
@@ -79,7 +81,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       },
     };
     try {
-      const results = await mapWithConcurrency(config.scopes, 4, (settings) => syncScope(ctx, settings, { mode: 'sync' }));
+      const { scopes } = await discoverScopes(
+        { clients: ctx.clients, db: warehouse.db, logger: options.logger, now: ctx.now },
+        config.scopes,
+      );
+      const results = await mapWithConcurrency(scopes, 4, (settings) => syncScope(ctx, settings, { mode: 'sync' }));
       return { results, warehouse, warehouseDir, seconds: (performance.now() - started) / 1000 };
     } finally {
       await client.close();

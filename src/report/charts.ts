@@ -1,137 +1,163 @@
 /**
- * The report's charts as Vega-Lite specifications, rendered to SVG here (no browser, no network),
- * so the HTML file needs nothing but itself to show them.
+ * The report's charts as Vega-Lite specifications (rendered to SVG by svg.ts). Time axes cover the
+ * report's period and label each tick with its date (time-axis.ts); row labels are cut to stay
+ * distinct, their full text kept for the SVG `<title>`.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { ReportData } from './report-data.js';
+import { distinctLabels } from './shorten.js';
+import { timeEncoding, type Period } from './time-axis.js';
+import type { TypeBands } from './type-bands.js';
 
-export interface Chart {
-  readonly id: string;
-  readonly title: string;
-  readonly svg: string;
+/** Drawn this wide; shown as wide as the page allows, up to this (svg.ts). */
+export const WIDTH = 980;
+/** Row labels are cut to this many characters (the full text is in their `<title>`). */
+export const LABEL_CHARS = 56;
+
+export interface ChartSpec {
+  readonly spec: TopLevelSpec;
+  /** Shown label → full text, for labels that were cut. */
+  readonly fullTexts?: ReadonlyMap<string, string>;
 }
 
-const WIDTH = 760;
-const FONT = 'DejaVu Sans, Helvetica, Arial, sans-serif';
-const CONFIG = {
-  font: FONT,
-  view: { stroke: null },
-  axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#e5e7eb' },
-  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 260 },
-} as const;
-
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  // Loaded on first use: Vega takes most of a second to load, which every other command would pay.
-  const [{ View, parse }, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
-  const view = new View(parse(compile({ ...spec, config: { ...CONFIG, ...spec.config } }).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
+/** Shown label → full text, for the labels that differ from their text. */
+function cutLabels(labels: readonly string[], full: readonly string[]): Map<string, string> {
+  return new Map(labels.flatMap((label, i) => (label === full[i] ? [] : [[label, full[i]!] as [string, string]])));
 }
 
-/** The x axis of the per-day stacked bars (events by type, security changes by category). */
-const DAY_AXIS = { field: 'day', type: 'temporal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)', axis: { format: '%b %d' } } as const;
+/** A per-day field on the period's time axis: one bar a day, labelled with its date. */
+function dayAxis(period: Period) {
+  return { field: 'day', type: 'temporal' as const, timeUnit: 'utcyearmonthdate' as const, ...timeEncoding(period) };
+}
 
-export function eventsPerDaySpec(rows: ReportData['eventsPerDay']): TopLevelSpec {
+export function eventsPerDaySpec(bands: TypeBands, period: Period): ChartSpec {
   return {
-    width: WIDTH,
-    height: 260,
-    data: { values: rows.map((r) => ({ ...r })) },
-    mark: { type: 'bar' },
-    encoding: {
-      x: DAY_AXIS,
-      y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'events' },
-      color: { field: 'event_type_name', type: 'nominal', title: 'event type', scale: { scheme: 'tableau10' } },
-      tooltip: [{ field: 'day' }, { field: 'event_type_name' }, { field: 'events', type: 'quantitative' }],
+    spec: {
+      width: WIDTH - 260,
+      height: 240,
+      data: { values: bands.rows.map((r) => ({ ...r })) },
+      mark: { type: 'bar' },
+      encoding: {
+        x: dayAxis(period),
+        y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'events' },
+        color: { field: 'band', type: 'nominal', title: 'event types', scale: { domain: bands.bands, scheme: 'tableau10' } },
+        order: { field: 'band_order', type: 'quantitative' },
+      },
+      transform: [{ calculate: `indexof(${JSON.stringify(bands.bands)}, datum.band)`, as: 'band_order' }],
     },
   };
 }
 
-export function alertEpisodesSpec(rows: ReportData['alertEpisodes'], until: Date): TopLevelSpec {
-  const values = rows.map((r) => ({
-    source: `${r.source}${r.metric_name ? ` · ${r.metric_name}` : ''}`,
+/** One row per source (host, replica set or cluster) and metric, one bar per alert from opening to close. */
+export function alertEpisodesSpec(rows: ReportData['alertEpisodes'], names: ReadonlyMap<string, string>, period: Period): ChartSpec {
+  const projects = new Set(rows.map((r) => r.scope)).size;
+  const full = rows.map((r) => {
+    const project = names.get(r.scope) ?? r.scope;
+    const where = r.source === null ? project : projects > 1 ? `${project}: ${r.source}` : r.source;
+    return `${where}${r.metric_name ? ` · ${r.metric_name}` : ''}`;
+  });
+  const labels = distinctLabels(full, LABEL_CHARS);
+  const values = rows.map((r, i) => ({
+    row: labels[i],
     opened_at: r.opened_at.toISOString(),
     // An open episode runs to the end of the period.
-    ended_at: (r.closed_at ? new Date(r.closed_at) : until).toISOString(),
+    ended_at: (r.closed_at ? new Date(r.closed_at) : period.until).toISOString(),
     state: r.is_open ? 'still open' : r.acknowledged_at ? 'closed, acknowledged' : 'closed',
-    opened_by: r.opened_by,
-    hours: r.duration_seconds === null ? null : Math.round((r.duration_seconds / 3600) * 10) / 10,
   }));
-  const sources = new Set(values.map((v) => v.source)).size;
+  const shown = new Set(labels).size;
   return {
-    width: WIDTH - 220,
-    height: Math.max(120, Math.min(640, sources * 16)),
-    data: { values },
-    mark: { type: 'bar', height: 10, cornerRadius: 2 },
-    encoding: {
-      y: { field: 'source', type: 'nominal', title: null, axis: { labelLimit: 260 } },
-      x: { field: 'opened_at', type: 'temporal', title: 'opened → closed (UTC)' },
-      x2: { field: 'ended_at' },
-      color: {
-        field: 'state',
-        type: 'nominal',
-        title: 'episode',
-        scale: { domain: ['still open', 'closed, acknowledged', 'closed'], range: ['#dc2626', '#2563eb', '#93c5fd'] },
+    spec: {
+      width: WIDTH - 330 - 170,
+      height: Math.max(120, shown * 15),
+      data: { values },
+      mark: { type: 'bar', height: 9, cornerRadius: 2 },
+      encoding: {
+        y: { field: 'row', type: 'nominal', title: null, axis: { labelLimit: 600 } },
+        x: { field: 'opened_at', type: 'temporal' as const, ...timeEncoding(period) },
+        x2: { field: 'ended_at' },
+        color: {
+          field: 'state',
+          type: 'nominal',
+          title: 'alert',
+          scale: { domain: ['still open', 'closed, acknowledged', 'closed'], range: ['#dc2626', '#2563eb', '#93c5fd'] },
+        },
       },
-      tooltip: [{ field: 'source' }, { field: 'opened_by' }, { field: 'state' }, { field: 'hours', title: 'hours' }],
+    },
+    // The scope's id on hover, beside its name.
+    fullTexts: cutLabels(labels, full),
+  };
+}
+
+export function topActorsSpec(rows: ReportData['topActors']): ChartSpec {
+  const full = rows.map((r) => r.actor);
+  const labels = distinctLabels(full, LABEL_CHARS);
+  return {
+    spec: {
+      width: WIDTH - 300 - 140,
+      height: Math.max(60, rows.length * 20),
+      data: { values: rows.map((r, i) => ({ ...r, label: labels[i] })) },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'label', type: 'nominal', sort: '-x', title: null, axis: { labelLimit: 600 } },
+        x: { field: 'events', type: 'quantitative', title: 'events' },
+        color: {
+          field: 'actor_kind',
+          type: 'nominal',
+          title: 'actor',
+          scale: { domain: ['user', 'api_key'], range: ['#0d9488', '#f59e0b'] },
+        },
+      },
+    },
+    // The scope's id on hover, beside its name.
+    fullTexts: cutLabels(labels, full),
+  };
+}
+
+export function securitySpec(rows: ReportData['securityPerDay'], period: Period): ChartSpec {
+  return {
+    spec: {
+      width: WIDTH - 260,
+      height: 200,
+      data: { values: rows.map((r) => ({ ...r })) },
+      mark: { type: 'bar' },
+      encoding: {
+        x: dayAxis(period),
+        y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'changes' },
+        color: { field: 'category', type: 'nominal', title: 'category', scale: { scheme: 'set2' } },
+      },
     },
   };
 }
 
-export function topActorsSpec(rows: ReportData['topActors']): TopLevelSpec {
+/** One bar per scope: how far its checkpoint is behind the report's time, red when its last attempt failed. */
+export function syncLagSpec(rows: ReportData['syncLag'], names: ReadonlyMap<string, string>): ChartSpec {
+  const lagged = rows.filter((r) => r.lag_seconds !== null);
+  const full = lagged.map((r) => names.get(r.scope) ?? r.scope);
+  const labels = distinctLabels(full, LABEL_CHARS);
+  const values = lagged.map((r, i) => ({
+    scope: labels[i],
+    hours: Math.round(((r.lag_seconds as number) / 3600) * 100) / 100,
+    failing: r.consecutive_failures > 0,
+  }));
   return {
-    width: WIDTH - 260,
-    height: Math.max(60, rows.length * 22),
-    data: { values: rows.map((r) => ({ ...r })) },
-    mark: { type: 'bar' },
-    encoding: {
-      y: { field: 'actor', type: 'nominal', sort: '-x', title: null, axis: { labelLimit: 260 } },
-      x: { field: 'events', type: 'quantitative', title: 'events' },
-      color: {
-        field: 'actor_kind',
-        type: 'nominal',
-        title: 'actor',
-        scale: { domain: ['user', 'api_key'], range: ['#0d9488', '#f59e0b'] },
+    spec: {
+      width: WIDTH - 300 - 140,
+      height: Math.max(40, values.length * 22),
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'scope', type: 'nominal', sort: '-x', title: null, axis: { labelLimit: 600 } },
+        x: { field: 'hours', type: 'quantitative', title: 'hours behind (checkpoint to the report’s time)' },
+        color: {
+          field: 'failing',
+          type: 'nominal',
+          title: 'last attempt',
+          scale: { domain: [false, true], range: ['#16a34a', '#dc2626'] },
+          legend: { labelExpr: "datum.value ? 'failing' : 'ok'" },
+        },
       },
     },
-  };
-}
-
-export function securitySpec(rows: ReportData['securityPerDay']): TopLevelSpec {
-  return {
-    width: WIDTH,
-    height: 200,
-    data: { values: rows.map((r) => ({ ...r })) },
-    mark: { type: 'bar' },
-    encoding: {
-      x: DAY_AXIS,
-      y: { field: 'events', type: 'quantitative', aggregate: 'sum', title: 'changes' },
-      color: { field: 'category', type: 'nominal', title: 'category', scale: { scheme: 'set2' } },
-    },
-  };
-}
-
-export function syncLagSpec(rows: ReportData['syncLag']): TopLevelSpec {
-  const values = rows
-    .filter((r) => r.lag_seconds !== null)
-    .map((r) => ({ scope: r.scope, minutes: Math.round(((r.lag_seconds as number) / 60) * 10) / 10, failing: r.consecutive_failures > 0 }));
-  return {
-    width: WIDTH - 260,
-    height: Math.max(40, values.length * 22),
-    data: { values },
-    mark: { type: 'bar' },
-    encoding: {
-      y: { field: 'scope', type: 'nominal', sort: '-x', title: null, axis: { labelLimit: 280 } },
-      x: { field: 'minutes', type: 'quantitative', title: 'minutes behind (checkpoint to now)' },
-      color: {
-        field: 'failing',
-        type: 'nominal',
-        title: 'last attempt',
-        scale: { domain: [false, true], range: ['#16a34a', '#dc2626'] },
-        legend: { labelExpr: "datum.value ? 'failing' : 'ok'" },
-      },
-    },
+    // The scope's id on hover, beside its name.
+    fullTexts: new Map(labels.map((label, i) => [label, full[i] === lagged[i]!.scope ? full[i] : `${full[i]} (${lagged[i]!.scope})`])),
   };
 }

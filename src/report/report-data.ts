@@ -1,6 +1,8 @@
 /** What the HTML report shows, read from the warehouse's tables and report views for a period and scopes. */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { AlertEpisodesView, Database, SecurityAuditView, SyncLagView } from '../warehouse/database.js';
+import { loadSummaryFigures, type SummaryFigures } from './summary-data.js';
+import { chooseTypeBands, type TypeBands } from './type-bands.js';
 
 export interface ReportFilter {
   readonly since: Date;
@@ -12,7 +14,13 @@ export interface ReportFilter {
 export interface ReportData {
   readonly filter: ReportFilter;
   readonly totals: { readonly events: number; readonly scopes: number; readonly types: number; readonly alertEpisodes: number };
-  readonly eventsPerDay: ReadonlyArray<{ day: string; event_type_name: string; events: number }>;
+  readonly summary: SummaryFigures;
+  /** A scope's name (`scopes.name`) where one is known. */
+  readonly scopeNames: ReadonlyMap<string, string>;
+  /** Events per day in bands chosen by count (type-bands.ts). */
+  readonly eventsPerDay: TypeBands;
+  /** Per day: its events and its most common type. */
+  readonly dayTotals: ReadonlyArray<{ day: string; events: number; top: string }>;
   readonly alertEpisodes: ReadonlyArray<
     Pick<
       AlertEpisodesView,
@@ -27,7 +35,7 @@ export interface ReportData {
       | 'metric_name'
       | 'peak_value'
       | 'units'
-    > & { source: string }
+    > & { source: string | null }
   >;
   readonly topActors: ReadonlyArray<{ actor: string; actor_kind: string; events: number }>;
   readonly securityPerDay: ReadonlyArray<{ day: string; category: string; events: number }>;
@@ -37,8 +45,7 @@ export interface ReportData {
 }
 
 /** Limits keep the file small whatever the warehouse holds; the views have the rest. */
-const TOP_TYPES = 8;
-const MAX_EPISODES = 300;
+const MAX_EPISODES = 1000;
 const TOP_ACTORS = 12;
 const LATEST_SECURITY = 25;
 const TOP_PLACES = 12;
@@ -51,7 +58,7 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
   const within = (timeColumn: string) =>
     sql<SqlBool>`${sql.ref(timeColumn)} >= ${filter.since} and ${sql.ref(timeColumn)} < ${filter.until} and ${ofScopes}`;
 
-  const [totals, episodeCount, perDay, episodes, actors, securityPerDay, securityLatest, places, lag] = await Promise.all([
+  const [totals, episodeCount, perDay, episodes, actors, securityPerDay, securityLatest, places, lag, names, summary] = await Promise.all([
     db
       .selectFrom('events')
       .where(within('created'))
@@ -66,10 +73,19 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
       .where(within('opened_at'))
       .select(sql<number>`count(*)::int`.as('n'))
       .executeTakeFirstOrThrow(),
+    // Each type's group for the chart's bands: alert events and security changes by the tables that
+    // name them, the rest by the type's first word.
     db
       .selectFrom('events')
       .where(within('created'))
-      .select([day('created').as('day'), 'event_type_name', sql<number>`count(*)::int`.as('events')])
+      .select([
+        day('created').as('day'),
+        'event_type_name',
+        sql<string>`case when bool_or(alert_id is not null) or event_type_name in (select event_type_name from alert_event_types) then 'alert events'
+          when event_type_name in (select event_type_name from security_event_categories) then 'security changes'
+          else split_part(event_type_name, '_', 1) end`.as('family'),
+        sql<number>`count(*)::int`.as('events'),
+      ])
       .groupBy([sql`1`, 'event_type_name'])
       .execute(),
     db
@@ -85,7 +101,7 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
         'duration_seconds',
         'opened_by',
         'metric_name',
-        sql<string>`coalesce(split_part(hostname, '.', 1), replica_set_name, cluster_name, scope)`.as('source'),
+        sql<string | null>`coalesce(split_part(hostname, '.', 1), replica_set_name, cluster_name)`.as('source'),
         'peak_value',
         'units',
       ])
@@ -121,8 +137,10 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
     db
       .selectFrom('data_access')
       .where(within('created'))
+      // An action on no database in particular names no collection.
+      .where('database', 'is not', null)
       .select([
-        sql<string>`coalesce(database, '(all databases)') || coalesce('.' || collection, '')`.as('place'),
+        sql<string>`database || coalesce('.' || collection, '')`.as('place'),
         sql<number>`count(*)::int`.as('actions'),
         sql<number>`count(distinct actor)::int`.as('actors'),
         sql<Date>`max(created)`.as('last_at'),
@@ -138,11 +156,16 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
       .select(['scope', 'watermark', 'lag_seconds', 'last_success_at', 'consecutive_failures', 'last_error'])
       .orderBy('scope')
       .execute(),
+    db.selectFrom('scopes').where('name', 'is not', null).where(ofScopes).select(['scope', 'name']).execute(),
+    loadSummaryFigures(db, filter),
   ]);
   return {
     filter,
     totals: { ...totals, alertEpisodes: episodeCount.n },
-    eventsPerDay: foldRareTypes(perDay),
+    summary,
+    scopeNames: distinctNames(names.map((n) => [n.scope, n.name as string])),
+    eventsPerDay: chooseTypeBands(perDay.map((r) => ({ ...r, event_type_name: r.event_type_name ?? '' }))),
+    dayTotals: dayTotals(perDay),
     alertEpisodes: episodes.map((e) => ({ ...e, opened_at: new Date(e.opened_at) })),
     topActors: actors,
     securityPerDay,
@@ -152,25 +175,21 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
   };
 }
 
-/** The most common types by name; the rest as one `other` series, so the chart stays readable. */
-function foldRareTypes(
-  rows: ReadonlyArray<{ day: string; event_type_name: string; events: number }>,
-): Array<{ day: string; event_type_name: string; events: number }> {
-  const byType = new Map<string, number>();
-  for (const r of rows) byType.set(r.event_type_name, (byType.get(r.event_type_name) ?? 0) + r.events);
-  const top = new Set(
-    [...byType.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, TOP_TYPES)
-      .map(([type]) => type),
-  );
-  const folded = new Map<string, { day: string; event_type_name: string; events: number }>();
+/** Newest day first: its events and its most common type. */
+function dayTotals(rows: ReadonlyArray<{ day: string; event_type_name: string | null; events: number }>): ReportData['dayTotals'] {
+  const days = new Map<string, { day: string; events: number; top: string; topEvents: number }>();
   for (const r of rows) {
-    const type = top.has(r.event_type_name) ? r.event_type_name || '(none)' : 'other types';
-    const key = `${r.day}\u0000${type}`;
-    const row = folded.get(key) ?? { day: r.day, event_type_name: type, events: 0 };
-    row.events += r.events;
-    folded.set(key, row);
+    const day = days.get(r.day) ?? { day: r.day, events: 0, top: '', topEvents: -1 };
+    day.events += r.events;
+    if (r.events > day.topEvents) Object.assign(day, { top: r.event_type_name || '(none)', topEvents: r.events });
+    days.set(r.day, day);
   }
-  return [...folded.values()].sort((a, b) => a.day.localeCompare(b.day) || a.event_type_name.localeCompare(b.event_type_name));
+  return [...days.values()].sort((a, b) => b.day.localeCompare(a.day)).map(({ day, events, top }) => ({ day, events, top }));
+}
+
+/** Scope → name; a name two scopes share gets the end of each one's id: "Payments (…2fa071)". */
+export function distinctNames(names: ReadonlyArray<readonly [scope: string, name: string]>): Map<string, string> {
+  const uses = new Map<string, number>();
+  for (const [, name] of names) uses.set(name, (uses.get(name) ?? 0) + 1);
+  return new Map(names.map(([scope, name]) => [scope, (uses.get(name) ?? 0) > 1 ? `${name}\u00a0(…\u2060${scope.slice(-6)})` : name]));
 }

@@ -1,10 +1,13 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /**
- * `report --html` from a warehouse mirrored over real HTTP, opened in a real headless browser
- * (Debian's chromium) with the network off: no console error, every chart drawn with marks in it,
- * the tables behind them; `--scope` keeps to its scopes; bad arguments print usage.
- * UPDATE_REPORT_SCREENSHOT=1 rewrites the screenshot in docs/reports.md (docs/report.png) from this report.
+ * `report --html` from a warehouse mirrored over real HTTP (30 days of an organization and two of its
+ * projects, discovered by name), and the demo's report, opened in a real headless browser (Debian's
+ * chromium) with the network off: no console error, every chart drawn with marks in it, the tables
+ * behind them; read at 1280 px and at A4 landscape print width as a reader would (readAsReader);
+ * `--scope` keeps to its scopes; bad arguments print usage.
+ * UPDATE_REPORT_SCREENSHOT=1 rewrites the screenshot in docs/reports.md (docs/images/report-1280.png)
+ * from the demo's report.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +17,12 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js';
+import { A4_LANDSCAPE_CONTENT_PX, readAsReader } from '../helpers/report-page.js';
 import { startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
 const ORG = '5f00000000000000000000e1';
 const GROUPS = ['60000000000000000000e0d1', '60000000000000000000e0d2'];
-const CHARTS = ['events-per-day', 'alert-episodes', 'top-actors', 'security-changes', 'sync-lag'];
+const CHARTS = ['events-per-day', 'alert-episodes', 'top-actors', 'security-changes'];
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
 
 interface Opened {
@@ -38,8 +42,8 @@ describe('report --html', () => {
   beforeAll(async () => {
     if (!CHROMIUM)
       throw new Error("chromium not found in /usr/bin: install Debian's chromium (apt-get install -y chromium; .ci/run does it)");
-    fixture = await startSyncFixture({ seed: 5, orgs: [ORG], groups: GROUPS, eventsPerScope: 4000, days: 14 });
-    env = fixture.envWith({ sync: { initialDays: 15 } });
+    fixture = await startSyncFixture({ seed: 5, orgs: [ORG], groups: GROUPS, eventsPerScope: 4000, days: 30 });
+    env = fixture.envWith({ sync: { initialDays: 31, discoverProjects: true } });
     const synced = await runCli(['sync', '--once'], env);
     expect(synced.code, synced.stderr).toBe(0);
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -52,7 +56,7 @@ describe('report --html', () => {
   async function open(file: string, screenshot?: string): Promise<Opened> {
     const page = await browser.newPage();
     try {
-      await page.setViewport({ width: 1100, height: 900 });
+      await page.setViewport({ width: 1280, height: 900 });
       const errors: string[] = [];
       const requests: string[] = [];
       page.on('console', (message) => {
@@ -64,10 +68,11 @@ describe('report --html', () => {
       });
       await page.setOfflineMode(true);
       await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-      const found = await page.evaluate((ids: string[]) => {
+      const found = await page.evaluate(() => {
         const charts: Record<string, { marks: number; width: number; height: number }> = {};
-        for (const id of ids) {
-          const svg = document.querySelector(`figure[data-chart="${id}"] svg`);
+        for (const figure of document.querySelectorAll('figure[data-chart]')) {
+          const id = figure.getAttribute('data-chart') as string;
+          const svg = figure.querySelector('svg');
           if (!svg) continue;
           const box = svg.getBoundingClientRect();
           // Vega draws each mark as a path, line or text inside a role-mark group; axes and legends are not marks.
@@ -77,7 +82,7 @@ describe('report --html', () => {
           charts[id] = { marks, width: box.width, height: box.height };
         }
         return { charts, tables: document.querySelectorAll('table tbody tr').length, text: document.body.innerText };
-      }, CHARTS);
+      });
       if (screenshot) await page.screenshot({ path: screenshot as `${string}.png`, fullPage: true });
       return { errors, requests, ...found };
     } finally {
@@ -93,9 +98,7 @@ describe('report --html', () => {
     const html = readFileSync(file, 'utf8');
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
 
-    const screenshot =
-      process.env.UPDATE_REPORT_SCREENSHOT === '1' ? path.join(PROJECT_ROOT, 'docs', 'report.png') : path.join(dir, 'report.png');
-    const opened = await open(file, screenshot);
+    const opened = await open(file);
     expect(opened.errors).toEqual([]);
     expect(opened.requests).toEqual([]);
     for (const id of CHARTS) {
@@ -106,13 +109,24 @@ describe('report --html', () => {
     // One bar per alert episode the table counts, and the lag chart one per scope.
     const [, shown, opened_] = /(\d+) alerts shown of (\d+) opened in the period/.exec(opened.text) ?? [];
     const episodes = Number(shown);
-    expect(episodes).toBe(Math.min(300, Number(opened_)));
+    expect(episodes).toBe(Math.min(1000, Number(opened_)));
     expect(episodes).toBeGreaterThan(20);
     expect(opened.charts['alert-episodes']!.marks).toBe(episodes);
-    expect(opened.charts['sync-lag']!.marks).toBe(1 + GROUPS.length);
+    // Every scope a few seconds behind: no lag chart, a line saying so.
+    expect(opened.charts['sync-lag']).toBeUndefined();
+    expect(opened.text).toMatch(/No chart: every scope is \d+ s or less behind and none is failing\./);
     expect(opened.tables).toBeGreaterThan(50);
-    for (const scope of [`org:${ORG}`, ...GROUPS.map((g) => `group:${g}`)]) expect(opened.text).toContain(scope);
+    // Projects by name (discovered with the organization's listing), the organization by its id.
+    expect(html).toContain(`title="org:${ORG}"`);
+    for (const group of GROUPS) expect(opened.text).toContain(fixture.emulator.dataset.project(group)!.name);
     expect(opened.text).toMatch(/UNSUCCESSFUL_LOGIN_AUDIT|SUCCESSFUL_LOGIN_AUDIT/);
+  });
+
+  it('reads well at 1280 px and printed on A4 landscape: 30 days of 3 scopes', async () => {
+    const file = path.join(dir, 'thirty-days.html');
+    const result = await runCli(['report', '--days', '30', '--html', file], env);
+    expect(result.code, result.stderr).toBe(0);
+    await expectReadable(browser, file);
   });
 
   it('the mirrored emulator pairs into coherent alert episodes, security changes and data access', async () => {
@@ -151,13 +165,26 @@ describe('report --html', () => {
     expect(result.code, result.stderr).toBe(0);
     const opened = await open(file);
     expect(opened.errors).toEqual([]);
-    expect(opened.text).toContain(`scopes group:${GROUPS[0]}`);
-    expect(opened.text).not.toContain(`group:${GROUPS[1]}`);
-    expect(opened.text).not.toContain(`org:${ORG}`);
-    expect(opened.charts['sync-lag']!.marks).toBe(1);
+    const html = readFileSync(file, 'utf8');
+    const [shown, other] = GROUPS.map((g) => fixture.emulator.dataset.project(g)!.name);
+    expect(opened.text).toContain(`scopes ${shown}`);
+    if (other !== shown) expect(opened.text).not.toContain(other);
+    expect(html).not.toContain(`org:${ORG}`);
+    expect(html).toContain(`title="group:${GROUPS[0]}"`);
     // A project has no security changes of the organization's kinds (logins), only its own.
     expect(opened.text).not.toContain('SUCCESSFUL_LOGIN_AUDIT');
   });
+
+  it('the demo writes a report that reads well at 1280 px and printed on A4 landscape', async () => {
+    const dataDir = path.join(dir, 'demo-data');
+    const demo = await runCli(['demo'], { EVENTS_MIRROR_DATA_DIR: dataDir }, dir);
+    expect(demo.code, demo.stderr).toBe(0);
+    const file = path.join(dataDir, 'demo-report.html');
+    await expectReadable(browser, file);
+    const opened = await open(file, screenshotPath());
+    expect(opened.errors).toEqual([]);
+    for (const id of CHARTS) expect(opened.charts[id]!.marks, `marks in ${id}`).toBeGreaterThan(0);
+  }, 120_000);
 
   it('bad arguments exit 2; an unwritable file names the path and the fix', async () => {
     const days = await runCli(['report', '--days', '0', '--html', path.join(dir, 'x.html')], env);
@@ -168,3 +195,26 @@ describe('report --html', () => {
     expect(unwritable.stderr).toMatch(/report file \/nonexistent\/dir\/report\.html cannot be written \(ENOENT.*\): give --html a path/);
   });
 });
+
+/** Where the 1280 px screenshot of the demo's report goes: the docs' when asked, else a scratch file. */
+function screenshotPath(): string {
+  return process.env.UPDATE_REPORT_SCREENSHOT === '1'
+    ? path.join(PROJECT_ROOT, 'docs', 'images', 'report-1280.png')
+    : path.join(mkdtempSync(path.join(tmpdir(), 'events-mirror-shot-')), 'report-1280.png');
+}
+
+/** At 1280 px on screen and at A4 landscape print width, the reader's checks find nothing wrong. */
+async function expectReadable(browser: Browser, file: string): Promise<void> {
+  for (const [width, media] of [
+    [1280, 'screen'],
+    [A4_LANDSCAPE_CONTENT_PX, 'print'],
+  ] as const) {
+    const found = await readAsReader(browser, file, width, media);
+    const at = `at ${width} px (${media})`;
+    expect(found.charts, `charts ${at}`).toBeGreaterThanOrEqual(4);
+    expect.soft(found.overflowing, `elements wider than their box ${at}`).toEqual([]);
+    expect.soft(found.repeatedAxisLabels, `axes showing a label twice ${at}`).toEqual([]);
+    expect.soft(found.unexplainedCharts, `charts without a title or a one-line how to read ${at}`).toEqual([]);
+    expect.soft(found.visibleIds, `project ids shown instead of names ${at}`).toEqual([]);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The HTML report's pure pieces that make it readable: human units, labels that stay distinct when
+ * cut, bands chosen by count, time axes whose labels carry the date, figures against the period before.
+ */
+import { describe, expect, it } from 'vitest';
+import { distinctNames } from '../../src/report/report-data.js';
+import { distinctLabels, shortenMiddle } from '../../src/report/shorten.js';
+import { change } from '../../src/report/summary-band.js';
+import { timeAxisFor } from '../../src/report/time-axis.js';
+import { chooseTypeBands, OTHER_BAND } from '../../src/report/type-bands.js';
+import { formatBytes, formatDurationWords, formatMetricValue, shortTimestamp } from '../../src/report/units.js';
+
+describe('units', () => {
+  it('bytes, durations and metric values as a person reads them', () => {
+    expect(formatBytes(4742517045.45)).toBe('4.4 GB');
+    expect(formatBytes(512)).toBe('512 bytes');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+    expect(formatDurationWords(12_000)).toBe('3 h 20 min');
+    expect(formatDurationWords(45)).toBe('45 s');
+    expect(formatDurationWords(7200)).toBe('2 h');
+    expect(formatDurationWords(2 * 86_400 + 4 * 3600 + 60)).toBe('2 d 4 h');
+    expect(formatMetricValue(4742517045.45, 'BYTES')).toBe('4.4 GB');
+    expect(formatMetricValue(3.5, 'GIGABYTES')).toBe('3.5 GB');
+    expect(formatMetricValue(71.09, 'HOURS')).toBe('2 d 23 h');
+    expect(formatMetricValue(250, 'MILLISECONDS')).toBe('250 ms');
+    expect(formatMetricValue(9647.62, 'RAW')).toBe('9,648');
+    expect(formatMetricValue(47.18, 'RAW')).toBe('47.18');
+    expect(shortTimestamp(new Date('2026-11-27T06:38:51Z'))).toBe('Nov 27 06:38');
+  });
+});
+
+describe('labels cut to fit', () => {
+  it('keep their start and distinguishing end, and never read the same', () => {
+    const texts = [0, 1, 2].flatMap((shard) =>
+      ['OPLOG_REPLICATION_LAG_TIME', 'NETWORK_THROUGHPUT'].map((m) => `events-archive-shard-00-0${shard} · ${m}`),
+    );
+    const labels = distinctLabels(texts, 30);
+    expect(new Set(labels).size).toBe(texts.length);
+    for (const label of labels) expect(label.length).toBeLessThanOrEqual(30);
+    expect(labels[1]).toBe('events…00 · NETWORK_THROUGHPUT');
+    expect(distinctLabels(['short', 'short'], 30)).toEqual(['short', 'short']);
+    expect(shortenMiddle('abcdefghij', 5)).toBe('ab…ij');
+  });
+
+  it('a name two scopes share gets the end of each id', () => {
+    expect(
+      distinctNames([
+        ['group:5fca0351da4a3a7c2c2fa071', 'Payments'],
+        ['group:61ca55c2d635e1ba841dbe9f', 'Payments'],
+        ['group:6141f6a3ca1211b7a2fb9461', 'Mobile Backend'],
+      ]),
+    ).toEqual(
+      new Map([
+        ['group:5fca0351da4a3a7c2c2fa071', 'Payments\u00a0(…\u20602fa071)'],
+        ['group:61ca55c2d635e1ba841dbe9f', 'Payments\u00a0(…\u20601dbe9f)'],
+        ['group:6141f6a3ca1211b7a2fb9461', 'Mobile Backend'],
+      ]),
+    );
+  });
+});
+
+describe('events-per-day bands', () => {
+  it('the largest groups until 90 % of events are covered; the rest as one band, smaller than those shown', () => {
+    const rows = [
+      { family: 'alert events', event_type_name: 'OUTSIDE_METRIC_THRESHOLD', events: 400 },
+      { family: 'alert events', event_type_name: 'HOST_DOWN', events: 100 },
+      { family: 'security changes', event_type_name: 'JOINED_ORG', events: 250 },
+      { family: 'CLUSTER', event_type_name: 'CLUSTER_READY', events: 80 },
+      { family: 'CLUSTER', event_type_name: 'CLUSTER_CREATED', events: 70 },
+      { family: 'INVOICE', event_type_name: 'INVOICE_CLOSED', events: 60 },
+      { family: 'CHARGE', event_type_name: 'CHARGE_FAILED', events: 40 },
+    ].map((r) => ({ ...r, day: '2026-11-20' }));
+    const bands = chooseTypeBands(rows);
+    expect(bands.bands).toEqual(['alert events', 'security changes', 'CLUSTER_*', OTHER_BAND]);
+    expect(bands.covered).toBe(0.9);
+    expect(bands.otherTypes).toBe(2);
+    const other = bands.rows.find((r) => r.band === OTHER_BAND)!.events;
+    for (const r of bands.rows) if (r.band !== OTHER_BAND) expect(r.events).toBeGreaterThan(other);
+  });
+});
+
+describe('time axes', () => {
+  it('label each tick with its date, one tick a day or every few days, or every few hours with the date', () => {
+    const since = new Date('2026-11-12T07:00:00Z');
+    const days = (n: number) => ({ since, until: new Date(since.getTime() + n * 86_400_000) });
+    expect(timeAxisFor(days(14))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 2 } });
+    expect(timeAxisFor(days(30))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 3 } });
+    expect(timeAxisFor(days(7))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 1 } });
+    expect(timeAxisFor(days(1))).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hour', step: 2 } });
+  });
+});
+
+describe('figures against the period before', () => {
+  it('says how much more or less', () => {
+    expect(change(120, 100)).toBe('+20 %');
+    expect(change(80, 100)).toBe('−20 %');
+    expect(change(5, 5)).toBe('same');
+    expect(change(5, 0)).toBe('new');
+  });
+});
