@@ -5,6 +5,7 @@ import { registerCheckpointCommand } from './commands/checkpoint.js';
 import { EXIT_USAGE } from './commands/context.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerForgetCommand } from './commands/forget.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReconcileCommand } from './commands/reconcile.js';
 import { registerReportCommand } from './commands/report.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerBackfillCommand(program);
   registerReconcileCommand(program);
   registerCheckpointCommand(program);
+  registerForgetCommand(program);
   registerStatusCommand(program);
   registerReportCommand(program);
   registerDemoCommand(program);

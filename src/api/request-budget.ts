@@ -45,6 +45,13 @@ export function redisRequestBudget(redis: Redis, perMinute: RequestsPerMinute, k
   );
 }
 
+/** Drops a scope's shared budget and pause from Redis (`forget`); they would lapse within a minute anyway. */
+export async function forgetRequestBudget(redis: Redis, keyPrefix: string, scope: Scope): Promise<void> {
+  await new RateLimiterRedis({ storeClient: redis, points: 1, duration: 60, keyPrefix: `${keyPrefix}:budget:${scope.kind}` }).delete(
+    scope.key,
+  );
+}
+
 /** A budget that never waits, for tests and callers that meter elsewhere. */
 export function unlimitedRequestBudget(): RequestBudget {
   return { take: async () => {}, pause: async () => {} };
