@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { CLI_ENTRY_ENV, PROJECT_ROOT } from './cli.js';
 import { buildCli } from './cli-build.js';
-import { createTemplateDatabase, TEMPLATE_DATABASE_ENV, type TestDatabase } from './database.js';
+import { createPgliteTemplate, createTemplateDatabase, PGLITE_TEMPLATE_ENV, TEMPLATE_DATABASE_ENV, type TestDatabase } from './database.js';
 import { startPrivatePostgres, privatePostgresUnavailable, type PrivatePostgres } from './private-postgres.js';
 import { startPrivateRedis, type PrivateRedis } from './queue-processes.js';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services.js';
@@ -184,11 +184,15 @@ export default async function setup(): Promise<() => Promise<void>> {
       log(`nothing answers at ${ADMIN_DATABASE_URL}: started PostgreSQL at ${services.postgres.url}`);
     }
     // Once per run: the CLI as JavaScript for the CLI children (test/helpers/cli.ts), and a migrated
-    // database that each test file's migrated database is copied from (test/helpers/database.ts).
+    // PostgreSQL database and embedded warehouse that each test's migrated one is copied from
+    // (test/helpers/database.ts).
+    const pgliteTemplate = path.join(services.dir, 'pglite-template');
     const [cliEntry, template] = await Promise.all([
       buildCli(PROJECT_ROOT, path.join(services.dir, 'cli')),
       createTemplateDatabase(process.env.TEST_ADMIN_DATABASE_URL ?? ADMIN_DATABASE_URL),
+      createPgliteTemplate(pgliteTemplate),
     ]);
+    process.env[PGLITE_TEMPLATE_ENV] = pgliteTemplate;
     services.template = template;
     process.env[CLI_ENTRY_ENV] = cliEntry;
     process.env[TEMPLATE_DATABASE_ENV] = template.name;

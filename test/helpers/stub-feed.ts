@@ -4,7 +4,8 @@
  * sends none until challenged) and serves `page(path, pageNum)` for each page of every window, as
  * `bodyText` writes it when a test needs the exact text. A page shorter than itemsPerPage ends a
  * window, so a `page` that ignores the number serves its events as the only page.
- * With it, a sync runtime on a fresh PostgreSQL database or an in-memory embedded warehouse.
+ * With it, a sync runtime on a fresh PostgreSQL database or a fresh embedded warehouse (a copy of the
+ * run's migrated one, test/helpers/database.ts).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { silentLogger } from '../../src/logger.js';
 import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
 import { IN_MEMORY, createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { copyMigratedDataDir, createTestDatabase, type TestDatabase } from './database.js';
 import { daysAgo } from './sync-fixture.js';
 
 export interface StubFeedSync {
@@ -40,6 +41,7 @@ export async function startStubFeedSync(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let database: TestDatabase | undefined;
+  const embedded = kind === 'pglite' ? copyMigratedDataDir() : undefined;
   if (kind === 'postgres') {
     database = await createTestDatabase();
     const warehouse = await createWarehouse({ url: database.url, schema: 'events_mirror', dataDir: 'unused' });
@@ -55,7 +57,7 @@ export async function startStubFeedSync(
       EVENTS_START_DATE: daysAgo(1).toISOString(),
       ...(database ? { DATABASE_URL: database.url } : {}),
     },
-    overrides: { ...overrides, database: { dataDir: IN_MEMORY }, sync: { settleSeconds: 0, ...overrides.sync } },
+    overrides: { ...overrides, database: { dataDir: embedded?.dataDir ?? IN_MEMORY }, sync: { settleSeconds: 0, ...overrides.sync } },
   });
   const runtime = await openSyncRuntime(config, silentLogger(), runtimeOptions);
   return {
@@ -65,6 +67,7 @@ export async function startStubFeedSync(
       await runtime.close();
       await new Promise((resolve) => server.close(resolve));
       await database?.drop();
+      embedded?.remove();
     },
   };
 }
