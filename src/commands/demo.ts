@@ -71,7 +71,9 @@ export function registerDemoCommand(program: Command): void {
             `Synced ${plural(demo.results.length, 'scope')} in ${demo.seconds.toFixed(1)} s into ${demo.warehouseDir}\n\n`,
           );
           process.stdout.write(await renderDemoReport(demo.warehouse.db, new Date()));
-          const report = await writeHtmlReport(demo.warehouse, path.join(config.database.dataDir, 'demo-report.html'), flags.days + 1, []);
+          // The second half of the history, so its key figures have the first half to be held against.
+          const reportDays = Math.max(1, Math.floor(flags.days / 2));
+          const report = await writeHtmlReport(demo.warehouse, path.join(config.database.dataDir, 'demo-report.html'), reportDays, []);
           process.stdout.write(`\nThe report with charts (alert episodes, security changes, top actors, sync lag): ${report}\n`);
           const failed = demo.results.filter((r) => r.status === 'failed');
           for (const result of failed) process.stdout.write(`\n${result.scope} failed: ${String(result.error)}\n`);

@@ -6,7 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { ReportData } from './report-data.js';
 import { distinctLabels } from './shorten.js';
-import { timeEncoding, type Period } from './time-axis.js';
+import { daysOf, timeEncoding, type Period } from './time-axis.js';
 import type { TypeBands } from './type-bands.js';
 
 /** Drawn this wide; shown as wide as the page allows, up to this (svg.ts). */
@@ -25,17 +25,33 @@ function cutLabels(labels: readonly string[], full: readonly string[]): Map<stri
   return new Map(labels.flatMap((label, i) => (label === full[i] ? [] : [[label, full[i]!] as [string, string]])));
 }
 
-/** A per-day field on the period's time axis: one bar a day, labelled with its date. */
+/**
+ * One band a day of the period, each labelled with its date under its bar (labels that would
+ * overlap are hidden every other); `label` is the field holding a row's day label.
+ */
 function dayAxis(period: Period) {
-  return { field: 'day', type: 'temporal' as const, timeUnit: 'utcyearmonthdate' as const, ...timeEncoding(period) };
+  const days = daysOf(period);
+  return {
+    field: 'label',
+    type: 'ordinal' as const,
+    scale: { domain: days.map((d) => d.label), paddingInner: 0.08 },
+    axis: { labelAngle: 0, labelOverlap: 'parity' as const },
+    title: 'day (UTC)',
+  };
+}
+
+/** `YYYY-MM-DD` → its day label on the axis. */
+function dayLabels(period: Period): Map<string, string> {
+  return new Map(daysOf(period).map((d) => [d.day, d.label]));
 }
 
 export function eventsPerDaySpec(bands: TypeBands, period: Period): ChartSpec {
+  const labels = dayLabels(period);
   return {
     spec: {
       width: WIDTH - 260,
       height: 240,
-      data: { values: bands.rows.map((r) => ({ ...r })) },
+      data: { values: bands.rows.map((r) => ({ ...r, label: labels.get(r.day) })) },
       mark: { type: 'bar' },
       encoding: {
         x: dayAxis(period),
@@ -114,11 +130,12 @@ export function topActorsSpec(rows: ReportData['topActors']): ChartSpec {
 }
 
 export function securitySpec(rows: ReportData['securityPerDay'], period: Period): ChartSpec {
+  const labels = dayLabels(period);
   return {
     spec: {
       width: WIDTH - 260,
       height: 200,
-      data: { values: rows.map((r) => ({ ...r })) },
+      data: { values: rows.map((r) => ({ ...r, label: labels.get(r.day) })) },
       mark: { type: 'bar' },
       encoding: {
         x: dayAxis(period),

@@ -17,7 +17,8 @@ export function escapeHtml(text: string): string {
  * rather than in the middle of a word.
  */
 function breakable(text: string): string {
-  return escapeHtml(text).replace(/([_.@/])(?=[^_.@/\s])/g, '$1<wbr>');
+  // Not inside a number: "858.1" stays whole.
+  return escapeHtml(text).replace(/([_@/]|\.(?=[A-Za-z]))(?=[^_.@/\s])/g, '$1<wbr>');
 }
 
 /** A cell's text with what a hover shows, and a class for its column's look. */

@@ -1,8 +1,9 @@
 /**
  * A time axis for the report's period whose visible labels each carry the date and never repeat:
  * one tick a day (or every few days) labelled "Nov 27" over a long period, every few hours labelled
- * "Nov 27 06:00" over a short one. Pure.
+ * "Nov 27 06:00" over a short one; or, for one bar a day, each day's label under its bar. Pure.
  */
+import { shortDay } from './units.js';
 
 export interface Period {
   readonly since: Date;
@@ -15,7 +16,8 @@ const HOUR_STEPS = [1, 2, 3, 6, 12];
 
 export interface TimeAxis {
   readonly format: string;
-  readonly tickCount: { readonly interval: 'day' | 'hour'; readonly step: number };
+  /** Vega's interval names (vega-time): 'day', 'hours'. */
+  readonly tickCount: { readonly interval: 'day' | 'hours'; readonly step: number };
   /** A few words for the axis title, saying what a label means. */
   readonly title: string;
 }
@@ -29,7 +31,19 @@ export function timeAxisFor(period: Period): TimeAxis {
   const step = HOUR_STEPS.find((s) => hours / s <= MAX_LABELS) ?? 24;
   return step === 24
     ? { format: '%b %d', tickCount: { interval: 'day', step: 1 }, title: 'day (UTC)' }
-    : { format: '%b %d %H:%M', tickCount: { interval: 'hour', step }, title: 'time (UTC)' };
+    : { format: '%b %d %H:%M', tickCount: { interval: 'hours', step }, title: 'time (UTC)' };
+}
+
+/** Every UTC day `period` touches, as `YYYY-MM-DD`, and its label ("Nov 21"; "Nov 21 2025" over a long period). */
+export function daysOf(period: Period): Array<{ day: string; label: string }> {
+  const dayMs = 86_400_000;
+  const first = Math.floor(period.since.getTime() / dayMs);
+  const last = Math.ceil(period.until.getTime() / dayMs) - 1;
+  const withYear = last - first > 300;
+  return Array.from({ length: Math.max(1, last - first + 1) }, (_, i) => {
+    const date = new Date((first + i) * dayMs);
+    return { day: date.toISOString().slice(0, 10), label: withYear ? `${shortDay(date)} ${date.getUTCFullYear()}` : shortDay(date) };
+  });
 }
 
 /** The Vega-Lite axis and scale of a time field over `period`. */
@@ -41,7 +55,14 @@ export function timeEncoding(period: Period) {
       type: 'utc' as const,
       domain: [{ expr: `datetime(${period.since.getTime()})` }, { expr: `datetime(${period.until.getTime()})` }],
     },
-    axis: { format: axis.format, tickCount: { ...axis.tickCount }, labelOverlap: true, labelFlush: true },
+    axis: {
+      format: axis.format,
+      // Vega-Lite's types call the hour interval 'hour', a name Vega 6 does not know ("cannot read
+      // 'every'"); Vega's own name, 'hours', passes through.
+      tickCount: { ...axis.tickCount } as { interval: 'day'; step: number },
+      labelOverlap: true,
+      labelFlush: true,
+    },
     title: axis.title,
   };
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { distinctNames } from '../../src/report/report-data.js';
 import { distinctLabels, shortenMiddle } from '../../src/report/shorten.js';
 import { change } from '../../src/report/summary-band.js';
-import { timeAxisFor } from '../../src/report/time-axis.js';
+import { daysOf, timeAxisFor } from '../../src/report/time-axis.js';
 import { chooseTypeBands, OTHER_BAND } from '../../src/report/type-bands.js';
 import { formatBytes, formatDurationWords, formatMetricValue, shortTimestamp } from '../../src/report/units.js';
 
@@ -79,6 +79,18 @@ describe('events-per-day bands', () => {
   });
 });
 
+describe('day axes', () => {
+  it('one label a day, the year added over a long period', () => {
+    const period = { since: new Date('2026-11-20T07:34:00Z'), until: new Date('2026-11-27T07:34:00Z') };
+    const days = daysOf(period);
+    expect(days.map((d) => d.label)).toEqual(['Nov 20', 'Nov 21', 'Nov 22', 'Nov 23', 'Nov 24', 'Nov 25', 'Nov 26', 'Nov 27']);
+    expect(days[0]!.day).toBe('2026-11-20');
+    const year = daysOf({ since: new Date('2025-11-20T00:00:00Z'), until: new Date('2026-11-27T00:00:00Z') });
+    expect(new Set(year.map((d) => d.label)).size).toBe(year.length);
+    expect(year[0]!.label).toBe('Nov 20 2025');
+  });
+});
+
 describe('time axes', () => {
   it('label each tick with its date, one tick a day or every few days, or every few hours with the date', () => {
     const since = new Date('2026-11-12T07:00:00Z');
@@ -86,7 +98,7 @@ describe('time axes', () => {
     expect(timeAxisFor(days(14))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 2 } });
     expect(timeAxisFor(days(30))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 3 } });
     expect(timeAxisFor(days(7))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 1 } });
-    expect(timeAxisFor(days(1))).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hour', step: 2 } });
+    expect(timeAxisFor(days(1))).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hours', step: 2 } });
   });
 });
 
