@@ -14,4 +14,19 @@ describe('API reachability, as /healthz reports it', () => {
     reachability.answered();
     expect(() => reachability.assertAnswering()).not.toThrow();
   });
+
+  it('counts an answer as fresh for 10 s, and never after unanswered requests in a row (readiness then probes)', () => {
+    const at = (text: string) => Date.parse(`2026-11-24T10:00:${text}Z`);
+    const reachability = new ApiReachability();
+    expect(reachability.answeredRecently(at('00')), 'never answered').toBe(false);
+    reachability.answered(at('00'));
+    expect(reachability.lastAnsweredAt).toBe(at('00'));
+    expect(reachability.answeredRecently(at('09.999'))).toBe(true);
+    expect(reachability.answeredRecently(at('10'))).toBe(false);
+    reachability.answered(at('20'));
+    reachability.noAnswer('timeout', at('21'));
+    expect(reachability.answeredRecently(at('22')), 'one unanswered request is a blip').toBe(true);
+    reachability.noAnswer('timeout', at('23'));
+    expect(reachability.answeredRecently(at('24'))).toBe(false);
+  });
 });
