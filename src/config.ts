@@ -276,8 +276,13 @@ export const DOTENV_FILE = '.env';
  * `NAME=value` lines, `#` comments, single, double or back quotes, `export ` prefixes allowed.
  */
 export function withDotEnv(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv {
+  return { ...readDotEnv(dir), ...env };
+}
+
+/** The variables `<dir>/.env` sets; none when there is no such file. */
+export function readDotEnv(dir: string): Record<string, string> {
   const file = path.join(dir, DOTENV_FILE);
-  if (!existsSync(file)) return env;
+  if (!existsSync(file)) return {};
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -289,13 +294,35 @@ export function withDotEnv(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessE
       },
     );
   }
-  return { ...parseEnv(text), ...env };
+  return parseEnv(text) as Record<string, string>;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
+  return loadConfigLayers(options).config;
+}
+
+/** One source of settings: a config file, the environment or the command line. */
+export interface ConfigLayer {
+  /** The file's path, `environment` or `command line`. */
+  readonly source: string;
+  readonly value: Record<string, unknown>;
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** The settings as validated, before scopes and credentials are resolved: no secret of a credential. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** Lowest first; a later one's value wins. */
+  readonly layers: readonly ConfigLayer[];
+  /** The environment read, `.env` included. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** loadConfig, with the layers it merged: `events-mirror config` says where each value came from. */
+export function loadConfigLayers(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? withDotEnv(process.env, process.cwd());
   const configDir = options.configDir ?? defaultConfigDir();
-  const layers: Array<{ source: string; value: Record<string, unknown> }> = [];
+  const layers: ConfigLayer[] = [];
 
   layers.push(readJsonLayer(path.join(configDir, 'default.json'), false));
   const nodeEnv = env.NODE_ENV;
@@ -312,7 +339,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
   const credentials = resolveCredentials(parsed.data.credentials, env);
   checkDialects(parsed.data.api, credentials);
-  return freeze(finish(parsed.data, credentials));
+  return { config: freeze(finish(parsed.data, credentials)), settings: parsed.data, layers, env };
 }
 
 /** Where a credential's feeds are read and how: its own settings, else `api`'s. */
@@ -445,7 +472,12 @@ function describeUnknownKey(keyPath: readonly string[]): string {
   return `${keyPath.join('.')}: unknown key${takes}`;
 }
 
-function objectKeysAt(schema: z.ZodType, keyPath: readonly string[]): string[] {
+/** The keys the configuration takes at `keyPath` (`[]`: its sections), in the schema's order. */
+export function configKeysAt(keyPath: readonly string[]): string[] {
+  return objectKeysAt(configSchema, keyPath, true);
+}
+
+function objectKeysAt(schema: z.ZodType, keyPath: readonly string[], withSecrets = false): string[] {
   let node: unknown = schema;
   const unwrap = () => {
     // default, prefault, optional wrap their schema in `innerType`; arrays hold theirs in `element`;
@@ -460,7 +492,7 @@ function objectKeysAt(schema: z.ZodType, keyPath: readonly string[]): string[] {
   }
   unwrap();
   const shape = defOf(node)?.shape;
-  return shape ? Object.keys(shape).filter((key) => !SECRET_KEYS.has(key)) : [];
+  return shape ? Object.keys(shape).filter((key) => withSecrets || !SECRET_KEYS.has(key)) : [];
 }
 
 interface SchemaDef {

@@ -5,6 +5,7 @@ import { registerCheckpointCommand } from './commands/checkpoint.js';
 import { EXIT_USAGE } from './commands/context.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerConfigCommand } from './commands/config.js';
 import { registerForgetCommand } from './commands/forget.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReconcileCommand } from './commands/reconcile.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerReconcileCommand(program);
   registerCheckpointCommand(program);
   registerForgetCommand(program);
+  registerConfigCommand(program);
   registerStatusCommand(program);
   registerReportCommand(program);
   registerDemoCommand(program);

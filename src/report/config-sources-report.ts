@@ -1,0 +1,68 @@
+/**
+ * `events-mirror config` for a terminal: the settings grouped by where they came from, lowest layer
+ * first (defaults, config files, `.env`, the environment, the command line), `key = value` a line,
+ * so that a line fits 80 columns where a three-column table would not.
+ */
+import type { ConfigSetting } from '../config-sources.js';
+import { terminalSafe } from './table.js';
+
+export function renderConfigSources(settings: readonly ConfigSetting[]): string {
+  const groups = new Map<string, ConfigSetting[]>();
+  for (const setting of [...settings].sort((a, b) => rank(a.source) - rank(b.source))) {
+    const title = groupTitle(setting.source);
+    groups.set(title, [...(groups.get(title) ?? []), setting]);
+  }
+  const blocks = [...groups].map(([title, members]) => {
+    const width = Math.max(...members.map((m) => m.key.length));
+    const lines = members.flatMap((m) => {
+      const variable = m.source.includes('$') ? `(${m.source.replace(/^\.env /, '')})` : '';
+      return wrapped(`  ${m.key.padEnd(width)} = `, terminalSafe(m.value), variable);
+    });
+    return [`${title}:`, ...lines].join('\n');
+  });
+  return `${blocks.join('\n\n')}\n`;
+}
+
+const WIDTH = 80;
+
+/**
+ * `lead` then the value, and the variable it came from after two spaces; a list too long for one
+ * line continues under its first item, a few items a line (a fleet's scopes are hundreds).
+ */
+function wrapped(lead: string, value: string, variable: string): string[] {
+  const items = value.split(', ');
+  const indent = ' '.repeat(lead.length);
+  const lines: string[] = [];
+  let line = lead;
+  for (const [i, item] of items.entries()) {
+    const piece = i < items.length - 1 ? `${item},` : item;
+    if (line !== lead && line !== indent && line.length + 1 + piece.length > WIDTH) {
+      lines.push(line);
+      line = indent;
+    }
+    line += line === lead || line === indent ? piece : ` ${piece}`;
+  }
+  if (variable && line.length + 2 + variable.length > WIDTH) {
+    lines.push(line);
+    line = `${indent}${variable}`;
+  } else if (variable) {
+    line += `  ${variable}`;
+  }
+  return [...lines, line];
+}
+
+function groupTitle(source: string): string {
+  if (source === 'default') return 'Defaults';
+  if (source === 'command line') return 'From the command line';
+  if (source.startsWith('.env ')) return 'From .env';
+  if (source.startsWith('$') || source === 'environment') return 'From the environment';
+  return `From ${terminalSafe(source)}`;
+}
+
+function rank(source: string): number {
+  if (source === 'default') return 0;
+  if (source === 'command line') return 4;
+  if (source.startsWith('.env ')) return 2;
+  if (source.startsWith('$') || source === 'environment') return 3;
+  return 1;
+}
