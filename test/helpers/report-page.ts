@@ -3,7 +3,7 @@
 /**
  * What a reader of the HTML report needs, measured in a real browser at one width (screen or print
  * media): nothing wider than its box, no axis showing the same label twice, a title and a one-line
- * "how to read" for every chart, names rather than ids. Each check returns what it found wrong, as
+ * "how to read" for every chart, names rather than ids, timestamps on one line. Each check returns what it found wrong, as
  * lines a failing test prints.
  */
 import { pathToFileURL } from 'node:url';
@@ -21,6 +21,8 @@ export interface ReaderFindings {
   readonly unexplainedCharts: string[];
   /** Project ids shown as text where a name should be. */
   readonly visibleIds: string[];
+  /** Timestamps in tables that wrap onto a second line. */
+  readonly wrappedTimestamps: string[];
   /** How many charts the page has. */
   readonly charts: number;
 }
@@ -101,7 +103,10 @@ export async function readAsReader(browser: Browser, file: string, width: number
       const svgText = [...document.querySelectorAll('svg text')].filter(visible).map((t) => t.firstChild?.textContent ?? '');
       const seen = `${document.body.innerText}\n${svgText.join('\n')}`;
       const visibleIds = [...new Set(seen.match(/group:[0-9a-f]{6,}/g) ?? [])];
-      return { overflowing, repeatedAxisLabels, unexplainedCharts, visibleIds, charts: figures.length };
+      const wrappedTimestamps = [...document.querySelectorAll('td time')]
+        .filter((t) => t.getClientRects().length > 1)
+        .map((t) => `${t.closest('section')?.id}: ${t.textContent}`);
+      return { overflowing, repeatedAxisLabels, unexplainedCharts, visibleIds, wrappedTimestamps, charts: figures.length };
     });
   } finally {
     await page.close();

@@ -125,6 +125,13 @@ describe('report --html', () => {
     expect(html).toContain(`title="org:${ORG}"`);
     for (const group of GROUPS) expect(opened.text).toContain(fixture.emulator.dataset.project(group)!.name);
     expect(opened.text).toMatch(/UNSUCCESSFUL_LOGIN_AUDIT|SUCCESSFUL_LOGIN_AUDIT/);
+    // Values in human units; no action without a database listed as a collection.
+    expect(opened.text).not.toMatch(/\d (BYTES|KILOBYTES|MEGABYTES|GIGABYTES|TERABYTES|SECONDS|HOURS|DAYS|MILLISECONDS)\b/);
+    expect(opened.text).toMatch(/\d (GB|MB|KB|TB|h|min|d) /);
+    expect(opened.text).not.toContain('(all databases)');
+    // The key figures: the period's events as the events section counts them, each against the period before.
+    const [, events] = /([\d,]+) events of \d+ types/.exec(opened.text) ?? [];
+    expect(opened.text).toMatch(new RegExp(`^${events}\\s+events\\s+(same|new|[+−][<\\d]+ %) vs [\\d,]+ before`, 'm'));
   });
 
   it('reads well at 1280 px and printed on A4 landscape: 30 days of 3 scopes', async () => {
@@ -230,5 +237,6 @@ async function expectReadable(browser: Browser, file: string): Promise<void> {
     expect.soft(found.repeatedAxisLabels, `axes showing a label twice ${at}`).toEqual([]);
     expect.soft(found.unexplainedCharts, `charts without a title or a one-line how to read ${at}`).toEqual([]);
     expect.soft(found.visibleIds, `project ids shown instead of names ${at}`).toEqual([]);
+    expect.soft(found.wrappedTimestamps, `timestamps wrapped ${at}`).toEqual([]);
   }
 }

@@ -3,7 +3,8 @@
  * cut, bands chosen by count, time axes whose labels carry the date, figures against the period before.
  */
 import { describe, expect, it } from 'vitest';
-import { distinctNames } from '../../src/report/report-data.js';
+import { distinctNames, type ReportData } from '../../src/report/report-data.js';
+import { reportSections } from '../../src/report/report-sections.js';
 import { distinctLabels, shortenMiddle } from '../../src/report/shorten.js';
 import { change } from '../../src/report/summary-band.js';
 import { daysOf, timeAxisFor } from '../../src/report/time-axis.js';
@@ -108,5 +109,58 @@ describe('figures against the period before', () => {
     expect(change(80, 100)).toBe('−20 %');
     expect(change(5, 5)).toBe('same');
     expect(change(5, 0)).toBe('new');
+  });
+});
+
+describe('the lag chart', () => {
+  const data = (lags: Array<[scope: string, seconds: number, failures: number]>): ReportData => ({
+    filter: { since: new Date('2026-11-20T00:00:00Z'), until: new Date('2026-11-27T00:00:00Z'), scopes: [] },
+    totals: { events: 0, scopes: 0, types: 0, alertEpisodes: 0 },
+    summary: {
+      current: { events: 0, alertsOpened: 0, alertsOpenAtEnd: 0, failedLogins: 0, securityChanges: 0 },
+      previous: { events: 0, alertsOpened: 0, alertsOpenAtEnd: 0, failedLogins: 0, securityChanges: 0 },
+      previousSince: new Date('2026-11-13T00:00:00Z'),
+      previousHasData: false,
+    },
+    scopeNames: new Map([['group:5fca0351da4a3a7c2c2fa071', 'Payments']]),
+    eventsPerDay: chooseTypeBands([]),
+    dayTotals: [],
+    alertEpisodes: [],
+    topActors: [],
+    securityPerDay: [],
+    securityLatest: [],
+    dataAccess: [],
+    syncLag: lags.map(([scope, seconds, failures]) => ({
+      scope,
+      watermark: new Date('2026-11-27T00:00:00Z'),
+      lag_seconds: seconds,
+      last_success_at: null,
+      consecutive_failures: failures,
+      last_error: null,
+    })),
+  });
+  const lag = (d: ReportData) => reportSections(d).find((s) => s.id === 'sync-lag')!;
+
+  it('is left out, with a line saying why, when every scope is seconds behind and none failing', () => {
+    const section = lag(
+      data([
+        ['group:5fca0351da4a3a7c2c2fa071', 4, 0],
+        ['org:61221363cd1b984bce8e49f0', 3, 0],
+      ]),
+    );
+    expect(section.chart).toBeUndefined();
+    expect(section.noChart).toBe('No chart: every scope is 4 s or less behind and none is failing.');
+  });
+
+  it('is drawn, the project by its name, when a scope is hours behind or failing', () => {
+    const behind = lag(
+      data([
+        ['group:5fca0351da4a3a7c2c2fa071', 3 * 3600, 0],
+        ['org:61221363cd1b984bce8e49f0', 3, 0],
+      ]),
+    );
+    expect(behind.chart?.chart.spec).toMatchObject({ data: { values: [{ scope: 'Payments', hours: 3 }, { hours: 0 }] } });
+    expect(behind.chart?.chart.fullTexts?.get('Payments')).toBe('Payments (group:5fca0351da4a3a7c2c2fa071)');
+    expect(lag(data([['org:61221363cd1b984bce8e49f0', 30, 2]])).chart).toBeDefined();
   });
 });
