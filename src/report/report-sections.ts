@@ -7,7 +7,7 @@ import { alertEpisodesSpec, eventsPerDaySpec, securitySpec, syncLagSpec, topActo
 import { htmlTable, scopeCell } from './html-table.js';
 import type { ReportData } from './report-data.js';
 import { COVERAGE, MAX_BANDS, OTHER_BAND } from './type-bands.js';
-import { formatDurationWords, formatMetricValue } from './units.js';
+import { formatDurationWords, formatMetricValue, shortTimestamp } from './units.js';
 
 export interface ReportChart {
   readonly title: string;
@@ -35,12 +35,21 @@ const percent = (share: number) => `${Math.round(share * 100)} %`;
 /** A lag chart says something when a scope is failing or some checkpoint is an hour or more behind. */
 export const LAG_WORTH_CHARTING_SECONDS = 3600;
 
+/** "Nov 20 07:43 to Nov 27 07:43" when the period does not start and end at midnight UTC. */
+function partialDays(period: { since: Date; until: Date }): string | undefined {
+  const midnight = (d: Date) => d.getTime() % 86_400_000 === 0;
+  return midnight(period.since) && midnight(period.until)
+    ? undefined
+    : `${shortTimestamp(period.since)} to ${shortTimestamp(period.until)}`;
+}
+
 function eventsSection(data: ReportData): Section {
   const bands = data.eventsPerDay;
   const named = bands.bands.filter((b) => b !== OTHER_BAND).length;
   const rule =
     `Bands: alert events and security changes together, other types grouped by their first word (CLUSTER_*); the largest groups until ${percent(COVERAGE)} of events are covered, at most ${MAX_BANDS}: these ${named} cover ${percent(bands.covered)}` +
-    (bands.otherTypes > 0 ? `, the other ${bands.otherTypes} types (${percent(bands.otherShare)}) are “${OTHER_BAND}”.` : '.');
+    (bands.otherTypes > 0 ? `, the other ${bands.otherTypes} types (${percent(bands.otherShare)}) are “${OTHER_BAND}”.` : '.') +
+    (partialDays(data.filter) ? ` The first and last days are partial: the period runs from ${partialDays(data.filter)} UTC.` : '');
   return {
     id: 'events-per-day',
     title: 'Events per day',

@@ -4,8 +4,9 @@ import type { Figures, SummaryFigures } from './summary-data.js';
 
 const count = new Intl.NumberFormat('en-US');
 
-const FIGURES: ReadonlyArray<readonly [key: keyof Figures, label: string, worseWhenUp: boolean]> = [
-  ['events', 'events', false],
+/** Each figure, and whether more of it is worse (red), better (green) or neither (events). */
+const FIGURES: ReadonlyArray<readonly [key: keyof Figures, label: string, worseWhenUp: boolean | null]> = [
+  ['events', 'events', null],
   ['alertsOpened', 'alerts opened', true],
   ['alertsOpenAtEnd', 'alerts still open', true],
   ['failedLogins', 'failed logins', true],
@@ -25,7 +26,8 @@ export function renderSummaryBand(summary: SummaryFigures, days: string): string
   const cards = FIGURES.map(([key, label, worseWhenUp]) => {
     const now = summary.current[key];
     const before = summary.previous[key];
-    const trend = !summary.previousHasData || now === before ? 'flat' : now > before === worseWhenUp ? 'worse' : 'better';
+    const trend =
+      !summary.previousHasData || now === before || worseWhenUp === null ? 'flat' : now > before === worseWhenUp ? 'worse' : 'better';
     const against = summary.previousHasData ? `${change(now, before)} vs ${count.format(before)} before` : 'no data before';
     return `<div class="figure" data-figure="${key}"><div class="value">${count.format(now)}</div><div class="label">${escapeHtml(label)}</div><div class="before ${trend}">${escapeHtml(against)}</div></div>`;
   });
