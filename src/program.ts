@@ -5,6 +5,7 @@ import { registerCheckpointCommand } from './commands/checkpoint.js';
 import { EXIT_USAGE } from './commands/context.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerForgetCommand } from './commands/forget.js';
 import { registerMigrateCommand } from './commands/migrate.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerCheckpointCommand(program);
   registerForgetCommand(program);
   registerConfigCommand(program);
+  registerCheckCommand(program);
   registerStatusCommand(program);
   registerReportCommand(program);
   registerDemoCommand(program);
