@@ -34,7 +34,19 @@ export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessE
   return { ...base, NODE_ENV: 'test', LOG_LEVEL: 'warn', REDIS_URL, ...env };
 }
 
-export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = PROJECT_ROOT): ChildProcess {
+let childDir: string | undefined;
+
+/**
+ * Where a CLI child runs unless the test says: with the suite's build, a folder of this test file's
+ * own, so that neither a `.env` nor a `./data` in the checkout reaches the children (the CLI reads
+ * both from its working directory); through tsx, the project root, where `--import tsx` resolves.
+ */
+function defaultCwd(): string {
+  if (!process.env[CLI_ENTRY_ENV]) return PROJECT_ROOT;
+  return (childDir ??= mkdtempSync(path.join(tmpdir(), 'em-cli-cwd-')));
+}
+
+export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = defaultCwd()): ChildProcess {
   return spawn(process.execPath, [...cliNodeArgs(), ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
