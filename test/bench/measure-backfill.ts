@@ -116,7 +116,7 @@ function tryRead<T>(read: () => T): T | undefined {
  * (config/ and node_modules/ linked), so the measured process is the production one. tsc writes its
  * output even when a file elsewhere in the tree fails to typecheck; a missing cli.js is the failure.
  */
-function buildCli(): { cli: string; remove: () => void } {
+export function buildCli(): { root: string; cli: string; remove: () => void } {
   const root = mkdtempSync(path.join(tmpdir(), 'em-bench-build-'));
   const remove = (): void => rmSync(root, { recursive: true, force: true });
   const tsc = path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -132,7 +132,7 @@ function buildCli(): { cli: string; remove: () => void } {
   copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(root, 'package.json'));
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'));
   symlinkSync(path.join(PROJECT_ROOT, 'config'), path.join(root, 'config'));
-  return { cli, remove };
+  return { root, cli, remove };
 }
 
 /** What every measurement sets up: emulator process, built CLI, fresh migrated database. */
@@ -187,6 +187,8 @@ async function withStage<T>(shape: BackfillShape, extraEnv: Record<string, strin
       EVENTS_API_BASE_URL: emulator.baseUrl,
       EVENTS_API_PUBLIC_KEY: emulator.publicKey,
       EVENTS_API_PRIVATE_KEY: emulator.privateKey,
+      // backfill --scope takes only a scope that is configured or already in the warehouse.
+      EVENTS_SCOPES: groups.map((group) => `group:${group}`).join(','),
       // The default budget (100 requests a minute per project) paces the real service, not this one.
       EVENTS_MIRROR_CONFIG: writeConfigFile({ api: { requestsPerMinute: { group: 1_000_000, org: 1_000_000 } } }),
       ...extraEnv,
