@@ -20,20 +20,6 @@ import {
 } from '../json-text.js';
 import { wasmResultTexts } from './result-spans.js';
 
-export {
-  BACKSLASH,
-  CLOSE_ARRAY,
-  CLOSE_OBJECT,
-  COLON,
-  COMMA,
-  OPEN_ARRAY,
-  OPEN_OBJECT,
-  QUOTE,
-  skipContainer,
-  skipString,
-  skipWhitespace,
-} from '../json-text.js';
-
 /** `i` is at `[`; the text of each element, or undefined. */
 function elementTexts(text: string, i: number): { texts: string[]; end: number } | undefined {
   const texts: string[] = [];

@@ -26,7 +26,7 @@ import {
   skipContainer,
   skipString,
   skipWhitespace,
-} from '../../src/api/result-texts.js';
+} from '../../src/json-text.js';
 import { Dataset } from '../../src/emulator/dataset.js';
 import type { ValidEvent } from '../../src/events/types.js';
 import { parseScope, type Scope } from '../../src/scope.js';
