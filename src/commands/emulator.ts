@@ -19,6 +19,7 @@ interface EmulatorFlags {
   seed: string;
   org: string[];
   group: string[];
+  projects?: string;
   eventsPerScope: string;
   days: string;
   keys?: string;
@@ -114,6 +115,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     seed: integer('seed', flags.seed, 0, 0xffffffff),
     orgs,
     groups,
+    ...(flags.projects !== undefined ? { projectsPerOrg: integer('projects', flags.projects, 0, 100_000) } : {}),
     eventsPerScope: integer('events-per-scope', flags.eventsPerScope, 0, 5_000_000),
     days: decimal('days', flags.days, 0.001, 3650),
     keys: flags.keys === undefined ? undefined : loadKeysFile(flags.keys),
@@ -149,6 +151,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--seed <n>', 'same seed, same data', '1')
     .option('--org <id>', 'organization id (repeatable; default: one generated org)', collect, [])
     .option('--group <id>', 'project id, in the first org (repeatable; default: three generated projects)', collect, [])
+    .option('--projects <n>', 'generated projects in each org instead of the default three; their events are made when first read')
     .option('--events-per-scope <n>', 'generated events per org and per project', '1000')
     .option('--days <n>', 'days of history the generated events span', '30')
     .option('--keys <file>', 'JSON list of {publicKey, privateKey, roles: [{orgId|groupId, roleName}]}')
@@ -185,10 +188,14 @@ export function registerEmulatorCommand(program: Command): void {
           flags.keys === undefined && key
             ? `EVENTS_API_PUBLIC_KEY=${key.publicKey} EVENTS_API_PRIVATE_KEY=${key.privateKey}`
             : `EVENTS_API_PUBLIC_KEY=${key?.publicKey ?? ''}`;
-        process.stdout.write(
-          `export EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}\n` +
-            `${PASTE_HINT}\n`,
-        );
+        // Thousands of generated projects are found by discovery rather than listed in the line.
+        const scopes = options.projectsPerOrg
+          ? `EVENTS_SCOPES=${emulator.dataset
+              .scopes()
+              .filter((scope) => scope.startsWith('org:'))
+              .join(',')} EVENTS_DISCOVER_PROJECTS=true`
+          : `EVENTS_SCOPES=${emulator.dataset.scopes().join(',')}`;
+        process.stdout.write(`export EVENTS_API_BASE_URL=${emulator.baseUrl} ${credentials} ${scopes}\n${PASTE_HINT}\n`);
         logger.info({ atlasV2BaseUrl: emulator.atlasV2BaseUrl }, `Atlas v2 dialect at ${emulator.atlasV2BaseUrl}`);
         logger.info({ port: emulator.port, scopes: emulator.dataset.scopes().length }, 'emulator listening');
         const shutdown = listenForShutdown();

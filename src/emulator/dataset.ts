@@ -56,14 +56,42 @@ export interface AddEventsOptions {
   fields?: Readonly<Record<string, unknown>>;
 }
 
-interface ScopeData {
-  readonly world: ScopeWorld;
-  readonly store: ScopeEventStore;
-  readonly weighted: WeightedTypes;
+/**
+ * A scope's world (ids, names, clusters: cheap) at once, its events when first asked for: an
+ * organization of 10,000 projects costs memory for the projects that are read.
+ */
+class ScopeData {
+  #store: ScopeEventStore | undefined;
+
+  constructor(
+    readonly world: ScopeWorld,
+    readonly weighted: WeightedTypes,
+    private readonly generate: () => ScopeEventStore,
+  ) {}
+
+  get store(): ScopeEventStore {
+    return (this.#store ??= this.generate());
+  }
 }
 
 const BURST_SHARE = 0.05;
 const MAX_BURST = 30;
+
+/** `perOrg` projects for each organization, ids from the seed and the organization (distinct across them). */
+export function generatedProjects(seed: number, orgs: readonly string[], perOrg: number): Array<{ id: string; orgId: string }> {
+  return orgs.flatMap((orgId) => {
+    const rng = new Rng(hash32(seed, hashString(orgId), 0x9e0c));
+    const used = new Set<string>();
+    const projects: Array<{ id: string; orgId: string }> = [];
+    while (projects.length < perOrg) {
+      const id = rng.objectId(1_600_000_000 + rng.int(0, 1e8));
+      if (used.has(id)) continue;
+      used.add(id);
+      projects.push({ id, orgId });
+    }
+    return projects;
+  });
+}
 
 /** Default organization and projects when none are given: one org, three projects, ids from the seed. */
 export function defaultScopeIds(seed: number): { orgs: string[]; groups: string[] } {
@@ -137,7 +165,9 @@ export class Dataset {
     this.usedTags.add(tag);
     const world = buildWorld(this.options.seed, kind, id, orgId, tag, this.alertEpisodeSeconds());
     const weighted = weightedTypesFor(kind);
-    this.byKey.set(key, { world, weighted, store: this.generate(world, weighted) });
+    // The history ends when the scope was added, whenever its events are first generated.
+    const endSec = Math.floor(this.options.now() / 1000);
+    this.byKey.set(key, new ScopeData(world, weighted, () => this.generate(world, weighted, endSec)));
   }
 
   /**
@@ -293,10 +323,9 @@ export class Dataset {
     return data;
   }
 
-  private generate(world: ScopeWorld, weighted: WeightedTypes): ScopeEventStore {
+  private generate(world: ScopeWorld, weighted: WeightedTypes, endSec: number): ScopeEventStore {
     const { eventsPerScope: n, days, malformedRate } = this.options;
     const rng = new Rng(hash32(world.seed, 0xc4ea7ed));
-    const endSec = Math.floor(this.options.now() / 1000);
     const span = Math.max(1, Math.round(days * 86_400));
     const created = new Uint32Array(n);
     for (let i = 0; i < n;) {

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Dataset, defaultScopeIds } from './dataset.js';
+import { Dataset, defaultScopeIds, generatedProjects } from './dataset.js';
 import { DigestVerifier } from './digest-verifier.js';
 import {
   EmulatorHttpError,
@@ -55,6 +55,8 @@ export interface EmulatorOptions {
   groups?: string[];
   /** Projects of any organization of `orgs`, with an optional name. */
   projects?: Array<{ id: string; orgId: string; name?: string }>;
+  /** This many generated projects in each organization (instead of the three default projects); their events are generated when first read. */
+  projectsPerOrg?: number;
   eventsPerScope?: number;
   days?: number;
   /** Default: one generated key with ORG_OWNER on every org and GROUP_OWNER on every project. */
@@ -135,7 +137,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const now = options.now ?? Date.now;
   const seed = options.seed ?? 1;
   const defaults = options.orgs === undefined && options.groups === undefined ? defaultScopeIds(seed) : undefined;
-  const groups = options.groups ?? defaults?.groups ?? [];
+  const groups = options.groups ?? (options.projectsPerOrg === undefined ? defaults?.groups : undefined) ?? [];
   const orgs = options.orgs ?? defaults?.orgs ?? (groups.length > 0 ? defaultScopeIds(seed).orgs : []);
   const rng = new Rng(seed ^ 0x5eed);
   const faults = new FaultInjector(options.faults ?? {}, now, () => rng.next());
@@ -143,7 +145,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     seed,
     orgs,
     groups,
-    ...(options.projects ? { projects: options.projects } : {}),
+    ...(options.projects || options.projectsPerOrg
+      ? { projects: [...(options.projects ?? []), ...generatedProjects(seed, orgs, options.projectsPerOrg ?? 0)] }
+      : {}),
     now,
     baseUrl: '',
     eventsPerScope: options.eventsPerScope ?? DEFAULT_EVENTS_PER_SCOPE,
