@@ -25,7 +25,7 @@ export function describeFailure(failure: ApiFailure, reason?: string): string {
   return `${failure.method} ${failure.target} for ${failure.scope} failed: ${why || 'unknown failure'}`;
 }
 
-const NO_ROLE = 'the API key has no role that reads this feed';
+const NO_ROLE = 'the API key or service account has no role that reads this feed';
 /** What a person does about a permanent answer, by the service's errorCode. */
 const FIXES: Readonly<Record<string, string>> = {
   USER_CANNOT_ACCESS_GROUP: `${NO_ROLE}: give it Project Read Only on the project, or drop the scope`,
@@ -34,7 +34,8 @@ const FIXES: Readonly<Record<string, string>> = {
   IP_ADDRESS_NOT_ON_ACCESS_LIST: "this host's IP address is not on the API key's access list: add it there",
   GROUP_NOT_FOUND: 'no project has this id: fix the scope in EVENTS_SCOPES or --scope',
   ORG_NOT_FOUND: 'no organization has this id: fix the scope in EVENTS_SCOPES or --scope',
-  RESOURCE_NOT_FOUND: 'check EVENTS_API_BASE_URL: it ends with /api/public/v1.0',
+  RESOURCE_NOT_FOUND:
+    "check EVENTS_API_BASE_URL (or the credential's baseUrl): it ends with /api/public/v1.0 (Cloud Manager, Ops Manager), /api/atlas/v1.0 or /api/atlas/v2 (Atlas)",
 };
 
 /** `… failed: 404 GROUP_NOT_FOUND: No group… (no project has this id: fix …)`. */

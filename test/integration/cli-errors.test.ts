@@ -224,7 +224,7 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     const result = await backfill(`group:${GROUP}`, envFor(NO_ROLE));
     expect(result.code).toBe(1);
     expect(oneLine(result)).toMatch(
-      /for group:grpone failed: 401 USER_CANNOT_ACCESS_GROUP: .+ \(the API key has no role that reads this feed: give it Project Read Only on the project, or drop the scope\)$/,
+      /for group:grpone failed: 401 USER_CANNOT_ACCESS_GROUP: .+ \(the API key or service account has no role that reads this feed: give it Project Read Only on the project, or drop the scope\)$/,
     );
   });
 
@@ -232,7 +232,7 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     const result = await backfill(`org:${ORG}`, envFor(NO_ROLE));
     expect(result.code).toBe(1);
     expect(oneLine(result)).toMatch(
-      /for org:orgone failed: 401 USER_CANNOT_ACCESS_ORG: .+ \(the API key has no role that reads this feed: give it Organization Member of the organization, or drop the scope\)$/,
+      /for org:orgone failed: 401 USER_CANNOT_ACCESS_ORG: .+ \(the API key or service account has no role that reads this feed: give it Organization Member of the organization, or drop the scope\)$/,
     );
   });
 
@@ -289,7 +289,9 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
   it.concurrent('a base URL without /api/public/v1.0: 404 RESOURCE_NOT_FOUND', async () => {
     const result = await backfill(`group:${GROUP}`, envFor(OWNER, { EVENTS_API_BASE_URL: fixture.emulator.url }));
     expect(result.code).toBe(1);
-    expect(oneLine(result)).toMatch(/failed: 404 RESOURCE_NOT_FOUND: .+ \(check EVENTS_API_BASE_URL: it ends with \/api\/public\/v1\.0\)$/);
+    expect(oneLine(result)).toMatch(
+      /failed: 404 RESOURCE_NOT_FOUND: .+ \(check EVENTS_API_BASE_URL \(or the credential's baseUrl\): it ends with \/api\/public\/v1\.0 \(Cloud Manager, Ops Manager\), \/api\/atlas\/v1\.0 or \/api\/atlas\/v2 \(Atlas\)\)$/,
+    );
   });
 
   it.concurrent('429s until the attempts run out: transient, says it gave up after N attempts', async () => {
