@@ -12,6 +12,7 @@ import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReconcileCommand } from './commands/reconcile.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
+import { registerSqlCommand } from './commands/sql.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
 import { registerWorkerCommand } from './commands/worker.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerStatusCommand(program);
   registerReportCommand(program);
+  registerSqlCommand(program);
   registerDemoCommand(program);
   registerSchedulerCommand(program);
   registerWorkerCommand(program);

@@ -7,9 +7,16 @@ export type Cell = string | number | null | undefined;
 
 const count = new Intl.NumberFormat('en-US');
 
-export function renderTable(headers: readonly string[], rows: readonly Cell[][]): string {
+export interface TableOptions {
+  /** Numbers as they are (`2026`, `1234.5`) instead of grouped (`1,234`): query results. */
+  readonly plainNumbers?: boolean;
+  /** What an empty cell shows; `-` by default. */
+  readonly empty?: string;
+}
+
+export function renderTable(headers: readonly string[], rows: readonly Cell[][], options: TableOptions = {}): string {
   const head = headers.map(terminalSafe);
-  const text = rows.map((row) => row.map(formatCell));
+  const text = rows.map((row) => row.map((cell) => formatCell(cell, options)));
   const widths = head.map((h, i) => Math.max(h.length, ...text.map((row) => (row[i] ?? '').length)));
   const numeric = headers.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] == null));
   const line = (cells: readonly string[]) =>
@@ -20,9 +27,10 @@ export function renderTable(headers: readonly string[], rows: readonly Cell[][])
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...text.map(line)].join('\n') + '\n';
 }
 
-function formatCell(cell: Cell): string {
-  if (cell === null || cell === undefined) return '-';
-  return typeof cell === 'number' ? count.format(cell) : terminalSafe(cell);
+function formatCell(cell: Cell, options: TableOptions): string {
+  if (cell === null || cell === undefined) return options.empty ?? '-';
+  if (typeof cell === 'number') return options.plainNumbers ? String(cell) : count.format(cell);
+  return terminalSafe(cell);
 }
 
 /**

@@ -16,9 +16,11 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
 import { copyCapableTransaction } from './copy-transaction.js';
 import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
+import { PgliteSession, type QueryRows } from './pglite-session.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
+export type { QueryRows } from './pglite-session.js';
 
 export interface Warehouse {
   /** Scoped to `schema`: use bare table names. */
@@ -30,6 +32,13 @@ export interface Warehouse {
    * (`copyInOf(trx)`, copy-transaction.ts), on the connection its statements use.
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement inside a READ ONLY transaction that is then rolled back, so PostgreSQL
+   * itself refuses a write; sent with the extended protocol, which refuses several statements.
+   */
+  readOnlyQuery(text: string): Promise<QueryRows>;
+  /** The embedded warehouse's PGlite session (to serve it, pglite-served.ts); undefined on PostgreSQL. */
+  readonly pglite?: PgliteSession;
   close(): Promise<void>;
 }
 
@@ -64,7 +73,7 @@ const asText = (value: string) => value;
 export async function createWarehouse(options: WarehouseOptions): Promise<Warehouse> {
   const schema = assertPlainIdentifier(options.schema);
   const setSearchPath = `SET search_path TO ${quoteIdentifier(schema)}`;
-  const { dialect, kind, where, lock, postgres } = options.url
+  const { dialect, kind, where, lock, postgres, session } = options.url
     ? postgresDialect(options.url, setSearchPath, options.poolSize, options.deadlines)
     : await pgliteDialect(options.dataDir, setSearchPath);
   const root = new Kysely<Database>({ dialect });
@@ -94,6 +103,10 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
       ? (work) =>
           copyCapableTransaction(postgres.pool, postgres.sessionSetup, schema, options.deadlines ?? DEFAULT_POSTGRES_DEADLINES, work)
       : (work) => db.transaction().execute(work),
+    readOnlyQuery: postgres
+      ? (text) => postgresReadOnlyQuery(postgres.pool, postgres.sessionSetup, text)
+      : (text) => session!.readOnlyQuery(text),
+    ...(session ? { pglite: session } : {}),
     close: () => (closed ??= destroy()),
   };
   warehouses.set(db, warehouse);
@@ -107,6 +120,28 @@ interface OpenedDialect {
   readonly lock?: DataDirLock;
   /** PostgreSQL only: the pool behind the dialect and each connection's session setup. */
   readonly postgres?: { readonly pool: pg.Pool; readonly sessionSetup: string };
+  readonly session?: PgliteSession;
+}
+
+async function postgresReadOnlyQuery(pool: pg.Pool, sessionSetup: string, text: string): Promise<QueryRows> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // The session settings inside the transaction: the rollback undoes whatever the statement set.
+    await client.query(`BEGIN READ ONLY; ${sessionSetup}`);
+    try {
+      const result = await client.query<unknown[]>({ text, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig & {
+        rowMode: 'array';
+      });
+      return { fields: result.fields.map((f) => f.name), rows: result.rows };
+    } finally {
+      await client.query('ROLLBACK').catch((error: unknown) => {
+        broken = error instanceof Error ? error : new Error(String(error));
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
 }
 
 function postgresDialect(url: string, setSearchPath: string, poolSize = 10, deadlines = DEFAULT_POSTGRES_DEADLINES): OpenedDialect {
@@ -148,7 +183,8 @@ async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<Op
       cause: error,
     });
   }
-  return { dialect: new PGliteDialect(client), kind: 'pglite', where: location, ...(lock ? { lock } : {}) };
+  const session = new PgliteSession(client, setSearchPath);
+  return { dialect: session.dialect(new PGliteDialect(client)), kind: 'pglite', where: location, session, ...(lock ? { lock } : {}) };
 }
 
 /** host:port/database, never the user name or password. */

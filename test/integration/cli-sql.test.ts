@@ -1,0 +1,137 @@
+/**
+ * `events-mirror sql` (issue 37) as a user runs it, a CLI child against the real PostgreSQL and an
+ * embedded warehouse (a copy of the run's migrated one), both holding three events synced over
+ * HTTP, one with an escape sequence in its type: a select prints a table (control characters
+ * escaped), CSV and JSON; insert, update, delete, drop and a select followed by a delete are
+ * refused with exit 2 and change nothing; a failing statement exits 1 with PostgreSQL's message;
+ * on the embedded warehouse the example queries of docs/warehouse.md run unqualified.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeSettings } from '../../src/config.js';
+import { parseScope } from '../../src/scope.js';
+import { syncScope } from '../../src/sync/sync-scope.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { readDoc } from '../helpers/markdown.js';
+import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+
+const GROUP = 'group:6a0000000000000000000375';
+const created = new Date(Math.floor(Date.now() / 1000 - 3600) * 1000).toISOString().replace('.000Z', 'Z');
+const EVENTS = [
+  { id: '64cc000000000000000003a1', created, eventTypeName: 'CLUSTER_CREATED', groupId: GROUP.slice(6) },
+  { id: '64cc000000000000000003a2', created, eventTypeName: 'RED\u001b[31mTYPE', groupId: GROUP.slice(6) },
+  { id: '64cc000000000000000003a3', created, eventTypeName: 'a,"quoted"\nline', groupId: GROUP.slice(6) },
+];
+
+/** The select … from events statements and views of docs/warehouse.md's SQL blocks. */
+function documentedQueries(): string[] {
+  const blocks = [...readDoc('docs/warehouse.md').matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return blocks
+    .join('\n')
+    .split(/;\s*\n/)
+    .map((s) => s.trim())
+    .filter((s) => /^select\b/i.test(s));
+}
+
+describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }, (kind) => {
+  let stub: StubFeedSync;
+  let env: Record<string, string>;
+  const sql = (...args: string[]): Promise<CliResult> => runCli(['sql', ...args], env);
+  const eventCount = async () => {
+    const result = await sql('--json', 'select count(*) as n from events');
+    expect(result.code, result.stderr).toBe(0);
+    return (JSON.parse(result.stdout) as Array<{ n: number }>)[0]!.n;
+  };
+
+  beforeAll(async () => {
+    stub = await startStubFeedSync(kind, [GROUP], () => EVENTS);
+    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    expect(result.status).toBe('succeeded');
+    // The embedded warehouse is one process's at a time: the CLI children need it.
+    await stub.runtime.warehouse.close();
+    env = kind === 'postgres' ? { DATABASE_URL: stub.config.database.url! } : { EVENTS_MIRROR_DATA_DIR: stub.config.database.dataDir };
+  });
+
+  afterAll(async () => {
+    await stub?.close();
+  });
+
+  it('prints a table with control characters escaped, CSV and JSON', async () => {
+    const query = 'select id, event_type_name, created from events order by id';
+    const table = await sql(query);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id\s+event_type_name\s+created$/);
+    expect(lines[2]).toContain('64cc000000000000000003a1  CLUSTER_CREATED');
+    expect(table.stdout).toContain('RED\\x1b[31mTYPE');
+    expect(table.stdout).toContain('a,"quoted"\\nline');
+    expect(table.stdout).not.toContain('\u001b');
+    expect(lines.at(-1)).toBe('(3 rows)');
+
+    const csv = await sql('--csv', query);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe(
+      'id,event_type_name,created\r\n' +
+        `64cc000000000000000003a1,CLUSTER_CREATED,${created.replace('Z', '.000Z')}\r\n` +
+        `64cc000000000000000003a2,RED\u001b[31mTYPE,${created.replace('Z', '.000Z')}\r\n` +
+        `64cc000000000000000003a3,"a,""quoted""\nline",${created.replace('Z', '.000Z')}\r\n`,
+    );
+
+    const json = await sql('--json', query);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(
+      EVENTS.map((e) => ({ id: e.id, event_type_name: e.eventTypeName, created: created.replace('Z', '.000Z') })),
+    );
+  });
+
+  it.each([
+    [
+      'insert',
+      `insert into events (id, scope, created, event_type_name, payload, raw) select 'x' || id, scope, created, event_type_name, payload, raw from events`,
+    ],
+    ['update', `update events set event_type_name = 'CHANGED'`],
+    ['delete', 'delete from events'],
+    ['drop', 'drop table events cascade'],
+  ])('refuses %s, changing nothing', async (_name, statement) => {
+    const result = await sql(statement);
+    expect(result.stderr).toMatch(
+      /^events-mirror: refused: cannot execute \w+( TABLE)? in a read-only transaction: events-mirror sql only reads/,
+    );
+    expect(result.code).toBe(2);
+    expect(await eventCount()).toBe(3);
+    const types = await sql('--json', 'select event_type_name from events order by id');
+    expect(JSON.parse(types.stdout)).toEqual(EVENTS.map((e) => ({ event_type_name: e.eventTypeName })));
+  });
+
+  it('refuses several statements in one string, running none', async () => {
+    const result = await sql('select count(*) from events; delete from events');
+    expect(result.stderr).toBe(
+      "events-mirror: refused: events-mirror sql runs one statement, this text holds 2: run them one at a time, without a ';' between two\n",
+    );
+    expect(result.code).toBe(2);
+    expect(await eventCount()).toBe(3);
+  });
+
+  it("exits 1 with PostgreSQL's message for a failing statement", async () => {
+    const result = await sql('select * from no_such_table');
+    expect(result.stderr).toBe('events-mirror: SQL error 42P01: relation "no_such_table" does not exist\n');
+    expect(result.code).toBe(1);
+  });
+
+  it.runIf(kind === 'pglite')("runs docs/warehouse.md's example queries unqualified", async () => {
+    const queries = documentedQueries();
+    expect(queries.length).toBeGreaterThanOrEqual(8);
+    // The events_per_day and sync_lag examples, the rejected_events and sync_runs ones: four children.
+    const chosen = queries.filter((q) => /from (events_per_day|sync_lag|rejected_events|sync_runs)\b/.test(q));
+    expect(chosen).toHaveLength(4);
+    for (const query of chosen) {
+      const result = await sql('--json', query);
+      expect(result.code, `${query}\n${result.stderr}`).toBe(0);
+      expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
+    }
+    const perDay = await sql(
+      '--json',
+      chosen.find((q) => q.includes('events_per_day'))!,
+    );
+    expect(JSON.parse(perDay.stdout)).toContainEqual({ day: created.slice(0, 10), event_type_name: 'CLUSTER_CREATED', sum: '1' });
+  });
+});
