@@ -81,15 +81,17 @@ export function alertEpisodesSpec(rows: ReportData['alertEpisodes'], names: Read
     state: r.is_open ? 'still open' : r.acknowledged_at ? 'closed, acknowledged' : 'closed',
   }));
   const shown = new Set(labels).size;
+  // Room left of the bars for the labels, right of them for the legend.
+  const plotWidth = WIDTH - 330 - 170;
   return {
     spec: {
-      width: WIDTH - 330 - 170,
+      width: plotWidth,
       height: Math.max(120, shown * 15),
       data: { values },
       mark: { type: 'bar', height: 9, cornerRadius: 2 },
       encoding: {
         y: { field: 'row', type: 'nominal', title: null, axis: { labelLimit: 600 } },
-        x: { field: 'opened_at', type: 'temporal' as const, ...timeEncoding(period) },
+        x: { field: 'opened_at', type: 'temporal' as const, ...timeEncoding(period, plotWidth) },
         x2: { field: 'ended_at' },
         color: {
           field: 'state',

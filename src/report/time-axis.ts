@@ -10,25 +10,36 @@ export interface Period {
   readonly until: Date;
 }
 
-/** At most this many labels across the chart's width. */
-const MAX_LABELS = 12;
+/** The room a label takes on the axis, in pixels: "Nov 27", "Nov 27 06:00". */
+const DAY_LABEL_PX = 64;
+const TIME_LABEL_PX = 100;
 const HOUR_STEPS = [1, 2, 3, 6, 12];
 
 export interface TimeAxis {
   readonly format: string;
-  /** Vega's interval names (vega-time): 'day', 'hours'. */
-  readonly tickCount: { readonly interval: 'day' | 'hours'; readonly step: number };
+  /** Vega's interval names (vega-time): 'hours', 'day', 'week' (Sundays), 'month'. */
+  readonly tickCount: { readonly interval: 'hours' | 'day' | 'week' | 'month'; readonly step: number };
   /** A few words for the axis title, saying what a label means. */
   readonly title: string;
 }
 
-export function timeAxisFor(period: Period): TimeAxis {
+/**
+ * Ticks on calendar boundaries (hours, days, Sundays, months) as many as fit `widthPx` without
+ * overlapping, so none is hidden and none repeats.
+ */
+export function timeAxisFor(period: Period, widthPx: number): TimeAxis {
   const hours = (period.until.getTime() - period.since.getTime()) / 3_600_000;
-  if (hours > 72) {
-    const step = Math.max(1, Math.ceil(hours / 24 / MAX_LABELS));
-    return { format: '%b %d', tickCount: { interval: 'day', step }, title: step === 1 ? 'day (UTC)' : `day (UTC), every ${step} days` };
+  const fitDays = Math.max(2, Math.floor(widthPx / DAY_LABEL_PX));
+  if (hours > 48) {
+    const days = hours / 24;
+    if (days <= fitDays) return { format: '%b %d', tickCount: { interval: 'day', step: 1 }, title: 'day (UTC)' };
+    // Every other day of the month (a label next to the 31st may be hidden, never repeated).
+    if (days / 2 <= fitDays) return { format: '%b %d', tickCount: { interval: 'day', step: 2 }, title: 'day (UTC)' };
+    if (days / 7 <= fitDays) return { format: '%b %d', tickCount: { interval: 'week', step: 1 }, title: 'day (UTC), ticks on Sundays' };
+    return { format: '%b %Y', tickCount: { interval: 'month', step: Math.ceil(days / 30 / fitDays) }, title: 'month (UTC)' };
   }
-  const step = HOUR_STEPS.find((s) => hours / s <= MAX_LABELS) ?? 24;
+  const fitTimes = Math.max(2, Math.floor(widthPx / TIME_LABEL_PX));
+  const step = HOUR_STEPS.find((s) => hours / s <= fitTimes) ?? 24;
   return step === 24
     ? { format: '%b %d', tickCount: { interval: 'day', step: 1 }, title: 'day (UTC)' }
     : { format: '%b %d %H:%M', tickCount: { interval: 'hours', step }, title: 'time (UTC)' };
@@ -47,8 +58,8 @@ export function daysOf(period: Period): Array<{ day: string; label: string }> {
 }
 
 /** The Vega-Lite axis and scale of a time field over `period`. */
-export function timeEncoding(period: Period) {
-  const axis = timeAxisFor(period);
+export function timeEncoding(period: Period, widthPx: number) {
+  const axis = timeAxisFor(period, widthPx);
   return {
     // As expressions: a list of values is also turned into expressions for the x2 channel, and Vega-Lite warns of the two.
     scale: {

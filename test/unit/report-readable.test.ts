@@ -96,10 +96,13 @@ describe('time axes', () => {
   it('label each tick with its date, one tick a day or every few days, or every few hours with the date', () => {
     const since = new Date('2026-11-12T07:00:00Z');
     const days = (n: number) => ({ since, until: new Date(since.getTime() + n * 86_400_000) });
-    expect(timeAxisFor(days(14))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 2 } });
-    expect(timeAxisFor(days(30))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 3 } });
-    expect(timeAxisFor(days(7))).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 1 } });
-    expect(timeAxisFor(days(1))).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hours', step: 2 } });
+    // The alert chart's 480 px: room for 7 day labels or 4 with hours.
+    expect(timeAxisFor(days(7), 480)).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 1 } });
+    expect(timeAxisFor(days(14), 480)).toMatchObject({ format: '%b %d', tickCount: { interval: 'day', step: 2 } });
+    expect(timeAxisFor(days(30), 480)).toMatchObject({ format: '%b %d', tickCount: { interval: 'week', step: 1 } });
+    expect(timeAxisFor(days(400), 480)).toMatchObject({ format: '%b %Y', tickCount: { interval: 'month', step: 2 } });
+    expect(timeAxisFor(days(2), 480)).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hours', step: 12 } });
+    expect(timeAxisFor(days(1), 480)).toMatchObject({ format: '%b %d %H:%M', tickCount: { interval: 'hours', step: 6 } });
   });
 });
 
