@@ -173,8 +173,17 @@ describe('Prometheus scraping a worker: the dashboard and alert expressions', ()
           await expectSeries(query.where, expr);
         }
       }
-      const lag = await prom.query(promqlFor(dashboard.find((q) => q.where.startsWith('panel "Lag per scope"'))!.text, vars));
+      const lag = await prom.query(
+        promqlFor(dashboard.find((q) => q.where.startsWith('panel "Lag: the 10 scopes furthest behind"'))!.text, vars),
+      );
       expect(lag.result.map((s) => s.metric.scope)).toEqual(expect.arrayContaining(scopes));
+      // Every scope with a checkpoint is counted in one bar of the distribution (the missing project has none).
+      let counted = 0;
+      for (const query of dashboard.filter((q) => q.where.startsWith('panel "Scopes by how far behind"'))) {
+        const bar = await prom.query(promqlFor(query.text, { ...vars, allValue: '.*' }));
+        counted += Number(bar.result[0]?.value?.[1] ?? 0);
+      }
+      expect(counted).toBe(scopes.length);
 
       // 4. The alert rules, as Prometheus loaded them: each evaluated without error, each expression
       // parses through the query API, and each selector in it returns series.

@@ -92,3 +92,45 @@ describe('dashboards', () => {
     }
   });
 });
+
+describe('dashboards at 10,000 scopes', () => {
+  interface Target {
+    expr?: string;
+    rawSql?: string;
+  }
+  interface Panel {
+    title: string;
+    type: string;
+    targets?: Target[];
+  }
+  const panels = (file: string) => readDashboard(file).panels as unknown as Panel[];
+
+  it('draw the ten worst scopes, never a line a scope: every per-scope graph of operations.json is a topk, and counts are counts', () => {
+    const perScope = panels('operations.json').flatMap((panel) =>
+      (panel.targets ?? [])
+        .filter((t) => panel.type === 'timeseries' && /by \([^)]*\bscope\b/.test(t.expr ?? ''))
+        .map((t) => ({ panel: panel.title, expr: t.expr! })),
+    );
+    expect(perScope.length).toBeGreaterThanOrEqual(5);
+    for (const { panel, expr } of perScope) expect(expr, panel).toMatch(/^topk\(10, /);
+    const distribution = panels('operations.json').find((p) => p.title === 'Scopes by how far behind');
+    expect(distribution?.targets?.map((t) => t.expr)).toEqual([
+      expect.stringMatching(/^count\(.* < 300\) or vector\(0\)$/),
+      expect.stringMatching(/^count\(.* >= 300 < 3600\) or vector\(0\)$/),
+      expect.stringMatching(/^count\(.* >= 3600\) or vector\(0\)$/),
+    ]);
+  });
+
+  it('limit every per-scope SQL panel of events.json: the ten busiest scopes in a graph, at most 100 rows in a table', () => {
+    for (const panel of panels('events.json')) {
+      for (const target of panel.targets ?? []) {
+        const sql = target.rawSql ?? '';
+        if (!/\bscope\b/.test(sql.split(/\bfrom\b/)[0] ?? '') && !/scope as metric/.test(sql)) continue;
+        if (panel.type === 'timeseries') expect(sql, panel.title).toMatch(/limit 10\n\)/);
+        else expect(sql, panel.title).toMatch(/\blimit (\d+)\s*$/);
+        const limit = Number(/\blimit (\d+)\s*$/.exec(sql)?.[1] ?? 0);
+        if (panel.type !== 'timeseries') expect(limit, panel.title).toBeLessThanOrEqual(100);
+      }
+    }
+  });
+});
