@@ -14,6 +14,7 @@ import { ApiError, ApiTransientError, describeFailure } from './api-error.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
 import { readListedProject, type ListedProject } from './projects.js';
+import { readCatalogType, type CatalogType } from './event-types.js';
 import { createHttpDispatcher, type HttpAgentOptions } from './http-agent.js';
 import { probeApi } from './probe.js';
 import type { ApiMetrics } from './metrics.js';
@@ -31,6 +32,10 @@ import { validateEvents } from '../events/validate-event.js';
 export type { EventsQuery } from './events-query.js';
 export type { EventsPage } from './pages.js';
 export type { ListedProject } from './projects.js';
+export type { CatalogType } from './event-types.js';
+
+/** The catalogue's requests are budgeted, logged and counted under this pseudo-scope. */
+const CATALOG_SCOPE: Scope = { kind: 'org', id: 'eventTypes', key: 'eventTypes' };
 
 export interface EventsClientOptions {
   baseUrl: string;
@@ -225,6 +230,28 @@ export class EventsClient {
       }
       walk.check(pageNum, ids, list.totalCount);
       if (list.results.length < MAX_ITEMS_PER_PAGE) return { projects, skipped };
+    }
+  }
+
+  /**
+   * Atlas v2's event type catalogue (`GET /eventTypes`, 500 a page, until a short page): every
+   * page is read or the call throws, so a caller never takes a partial catalogue for the whole.
+   */
+  async listEventTypes(signal?: AbortSignal): Promise<CatalogType[]> {
+    if (this.#dialect !== 'atlas-v2') throw new Error('the event type catalogue is an Atlas v2 resource');
+    const types: CatalogType[] = [];
+    const walk = new PageWalk('event types', MAX_ITEMS_PER_PAGE, 'GET /eventTypes');
+    for (let pageNum = 1; ; pageNum += 1) {
+      const { list } = await this.#getList(CATALOG_SCOPE, `/eventTypes?pageNum=${pageNum}&itemsPerPage=${MAX_ITEMS_PER_PAGE}`, signal);
+      const names: string[] = [];
+      for (const item of list.results) {
+        const found = readCatalogType(item);
+        if (!found) continue;
+        types.push(found);
+        names.push(found.type);
+      }
+      walk.check(pageNum, names, list.totalCount);
+      if (list.results.length < MAX_ITEMS_PER_PAGE) return types;
     }
   }
 

@@ -7,6 +7,7 @@ import { renderScopeStatus, renderStatus } from '../report/status-report.js';
 import type { Scope } from '../scope.js';
 import { openWarehouse } from '../sync/runtime.js';
 import { schemaChangesSince } from '../warehouse/event-schema.repository.js';
+import { catalogDifferences } from '../warehouse/event-type-catalog.repository.js';
 import { lastReconciles } from '../warehouse/reconcile.repository.js';
 import { listKnownScopes } from '../warehouse/scopes.repository.js';
 import { countEventsByScope, listSyncStates } from '../warehouse/state.repository.js';
@@ -29,7 +30,10 @@ export function registerStatusCommand(program: Command): void {
       `per scope: watermark, lag, last success, last error (cut; whole with --scope), events held, last reconcile; then the schema changes of the last ${SCHEMA_CHANGES_DAYS} days in one line`,
     )
     .option('--scope <scope>', 'only this scope, one line per field, its last error whole', scopeArg)
-    .option('--schema-changes', `list the event types and fields first seen in the last ${SCHEMA_CHANGES_DAYS} days instead`)
+    .option(
+      '--schema-changes',
+      `list the event types and fields first seen in the last ${SCHEMA_CHANGES_DAYS} days instead (and, with an Atlas v2 source, the types the event type catalogue lacks or dropped)`,
+    )
     .action(
       action(async (flags: StatusFlags) => {
         const { config, logger } = createContext({ logFd: 2, interactive: true });
@@ -38,17 +42,20 @@ export function registerStatusCommand(program: Command): void {
           const now = new Date();
           const since = new Date(now.getTime() - SCHEMA_CHANGES_DAYS * 86_400_000);
           if (flags.schemaChanges) {
-            process.stdout.write(
-              renderSchemaChanges(await schemaChangesSince(warehouse.db, since, SCHEMA_CHANGES_LISTED), SCHEMA_CHANGES_DAYS),
-            );
+            const [changes, catalog] = await Promise.all([
+              schemaChangesSince(warehouse.db, since, SCHEMA_CHANGES_LISTED),
+              catalogDifferences(warehouse.db, since),
+            ]);
+            process.stdout.write(renderSchemaChanges({ ...changes, catalog }, SCHEMA_CHANGES_DAYS));
             return EXIT_OK;
           }
-          const [states, counts, reconciles, known, schemaChanges] = await Promise.all([
+          const [states, counts, reconciles, known, schemaChanges, catalog] = await Promise.all([
             listSyncStates(warehouse.db),
             countEventsByScope(warehouse.db),
             lastReconciles(warehouse.db),
             listKnownScopes(warehouse.db),
             schemaChangesSince(warehouse.db, since, 0),
+            catalogDifferences(warehouse.db, since),
           ]);
           const configured = config.scopes.map((s) => s.scope.key);
           const input = { states, counts, reconciles, configured, known, now };
@@ -64,7 +71,7 @@ export function registerStatusCommand(program: Command): void {
           }
           process.stdout.write(renderStatus(input));
           process.stdout.write(renderListings(known));
-          process.stdout.write(renderSchemaChangesLine(schemaChanges, SCHEMA_CHANGES_DAYS));
+          process.stdout.write(renderSchemaChangesLine({ ...schemaChanges, catalog }, SCHEMA_CHANGES_DAYS));
           return EXIT_OK;
         } finally {
           await warehouse.close();

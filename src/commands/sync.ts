@@ -8,6 +8,7 @@ import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { discoverScopes } from '../sync/discovery.js';
 import { keepHouse } from '../sync/housekeeping.js';
+import { CATALOG_REFRESH_MS, CATALOG_RETRY_MS, catalogSources, tryRefreshEventTypeCatalog } from '../sync/event-type-catalog.js';
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
@@ -56,8 +57,21 @@ async function runSync(options: SyncOptions): Promise<number> {
         }
       : {}),
   });
+  // Atlas v2 sources' event type catalogue: read before the first pass, then daily.
+  const catalogCredentials = catalogSources(
+    config,
+    configured.map((s) => s.credential),
+  );
+  let catalogDueAt = 0;
   try {
     for (;;) {
+      if (catalogCredentials.length > 0 && runtime.ctx.now().getTime() >= catalogDueAt) {
+        const read = await tryRefreshEventTypeCatalog(
+          { clients: runtime.clients, warehouse: runtime.warehouse, logger, now: runtime.ctx.now, signal: shutdown.signal },
+          catalogCredentials,
+        );
+        catalogDueAt = runtime.ctx.now().getTime() + (read ? CATALOG_REFRESH_MS : CATALOG_RETRY_MS);
+      }
       // Each pass lists the organizations' projects first: a project created since is synced too.
       const scopes = configured.some((s) => s.discoverProjects)
         ? (

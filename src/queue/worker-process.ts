@@ -22,6 +22,7 @@ import { assertMigrated } from '../warehouse/migrator.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { keepHouse } from '../sync/housekeeping.js';
+import { catalogSources, scheduleCatalogRefresh } from '../sync/event-type-catalog.js';
 import { createJobProcessor } from './job-processor.js';
 import { registerFleetMetrics } from './fleet-metrics.js';
 import { createSyncMetrics } from './metrics.js';
@@ -133,6 +134,11 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     tidy();
     const housekeeping = setInterval(tidy, HOUSEKEEPING_EVERY_MS);
     housekeeping.unref();
+    // Atlas v2 sources' event type catalogue: now, then daily.
+    const stopCatalog = scheduleCatalogRefresh(
+      { clients: runtime.clients, warehouse, logger, now: syncContext.now, signal: interrupt.signal },
+      catalogSources(config),
+    );
     logger.info(
       {
         concurrency: config.worker.concurrency,
@@ -145,6 +151,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
 
     const signal = await stopRequested;
     clearInterval(housekeeping);
+    stopCatalog();
     const shutdownMs = config.worker.shutdownTimeoutMs;
     logger.info(`${signal}: no new jobs; waiting up to ${shutdownMs} ms for running ones`);
     const closing = worker.close();

@@ -65,11 +65,24 @@ function eventsSection(data: ReportData): Section {
         }
       : {}),
     noChart: 'No events in this period.',
-    tables: htmlTable(
-      ['day', 'events', 'most common type'],
-      data.dayTotals.map((d) => [d.day, d.events, d.top]),
-    ),
+    tables:
+      htmlTable(
+        ['day', 'events', 'most common type'],
+        data.dayTotals.map((d) => [d.day, d.events, d.top]),
+      ) + eventTypesTable(data),
   };
+}
+
+/** The period's most common types with what each means (the Atlas v2 event type catalogue's description). */
+function eventTypesTable(data: ReportData): string {
+  const types = data.eventTypes ?? [];
+  if (types.length === 0) return '';
+  const described = (t: (typeof types)[number]) =>
+    t.description ?? (data.catalogRead ? (t.in_catalog ? null : 'not in the event type catalogue') : null);
+  return `\n<h3>Most common event types${data.catalogRead ? ', as the event type catalogue describes them' : ''}</h3>\n${htmlTable(
+    ['event type', 'events', 'description'],
+    types.map((t) => [t.event_type_name, t.events, described(t)]),
+  )}`;
 }
 
 function alertsSection(data: ReportData): Section {

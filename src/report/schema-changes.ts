@@ -1,36 +1,67 @@
-/** The schema-change lines under `status`: event types and fields first seen lately. */
+/** The schema-change lines under `status`: event types and fields first seen lately, and where the feed and the event type catalogue disagree. */
 import type { SchemaChange } from '../warehouse/event-schema.repository.js';
+import type { CatalogDifference } from '../warehouse/event-type-catalog.repository.js';
 import { formatTimestamp } from '../time.js';
 import { renderTable } from './table.js';
 
 export interface RecentSchemaChanges {
   readonly total: { readonly eventTypes: number; readonly fields: number };
   readonly latest: readonly SchemaChange[];
+  /** Atlas v2 sources: types the feed sent that the catalogue lacks, and types that left it. */
+  readonly catalog?: readonly CatalogDifference[];
 }
 
 function heading(changes: RecentSchemaChanges, days: number): string {
   const { eventTypes, fields } = changes.total;
-  return `schema changes in the last ${days} days: ${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}, ${fields} new ${fields === 1 ? 'field' : 'fields'} of known types`;
+  const left = (changes.catalog ?? []).filter((d) => d.kind === 'left_catalog').length;
+  const unlisted = (changes.catalog ?? []).filter((d) => d.kind === 'not_in_catalog').length;
+  return (
+    `schema changes in the last ${days} days: ${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}, ${fields} new ${fields === 1 ? 'field' : 'fields'} of known types` +
+    (left > 0 ? `, ${left} event ${left === 1 ? 'type' : 'types'} left the event type catalogue` : '') +
+    (unlisted > 0 ? `; ${unlisted} event ${unlisted === 1 ? 'type' : 'types'} sent by the feed not in the catalogue` : '')
+  );
+}
+
+function count(changes: RecentSchemaChanges): number {
+  return changes.total.eventTypes + changes.total.fields + (changes.catalog?.length ?? 0);
 }
 
 /** Under the `status` table: the counts in one line, and where the list is. */
 export function renderSchemaChangesLine(changes: RecentSchemaChanges, days: number): string {
-  const { eventTypes, fields } = changes.total;
-  return `\n${heading(changes, days)}${eventTypes + fields > 0 ? ': npx events-mirror status --schema-changes lists them' : ''}\n`;
+  return `\n${heading(changes, days)}${count(changes) > 0 ? ': npx events-mirror status --schema-changes lists them' : ''}\n`;
 }
 
 /** `status --schema-changes`: the latest changes, one per line. */
 export function renderSchemaChanges(changes: RecentSchemaChanges, days: number): string {
   const { eventTypes, fields } = changes.total;
-  if (changes.latest.length === 0) return `${heading(changes, days)}\n`;
+  const catalog = changes.catalog ?? [];
+  if (changes.latest.length === 0 && catalog.length === 0) return `${heading(changes, days)}\n`;
   const shown =
     changes.latest.length < eventTypes + fields ? ` (the latest ${changes.latest.length}; the event_catalog view lists all)` : '';
-  const rows = changes.latest.map((c) => [
-    formatTimestamp(c.firstSeenAt),
-    c.kind === 'event_type' ? 'new event type' : 'new field',
-    c.field === null ? c.eventTypeName : `${c.eventTypeName}.${c.field}`,
-    c.scope,
-    c.firstEventId,
-  ]);
-  return `${heading(changes, days)}${shown}\n${renderTable(['first seen', 'change', 'name', 'scope', 'first event'], rows)}`;
+  const rows = [
+    ...changes.latest.map((c) => ({
+      at: c.firstSeenAt,
+      row: [
+        formatTimestamp(c.firstSeenAt),
+        c.kind === 'event_type' ? 'new event type' : 'new field',
+        c.field === null ? c.eventTypeName : `${c.eventTypeName}.${c.field}`,
+        c.scope,
+        c.firstEventId,
+      ],
+    })),
+    ...catalog.map((d) => ({
+      at: d.at,
+      row: [
+        formatTimestamp(d.at),
+        d.kind === 'left_catalog' ? 'left the catalogue' : 'not in the catalogue',
+        d.eventTypeName,
+        d.scope ?? '',
+        d.firstEventId ?? '',
+      ],
+    })),
+  ].sort((a, b) => b.at.getTime() - a.at.getTime());
+  return `${heading(changes, days)}${shown}\n${renderTable(
+    ['first seen', 'change', 'name', 'scope', 'first event'],
+    rows.map((r) => r.row),
+  )}`;
 }

@@ -28,10 +28,18 @@ export function logSchemaChanges(logger: Logger, scopeKey: string, changes: Sche
   const parts = [
     ...(changes.eventTypes.length > 0 ? [`${changes.eventTypes.length} new event type(s): ${listed(changes.eventTypes)}`] : []),
     ...(changes.fields.length > 0 ? [`${changes.fields.length} new field(s): ${listed(changes.fields)}`] : []),
+    ...(changes.notInCatalog?.length
+      ? [`${changes.notInCatalog.length} of them not in the event type catalogue: ${listed(changes.notInCatalog)}`]
+      : []),
   ];
   if (parts.length === 0) return;
   logger.info(
-    { scope: scopeKey, newEventTypes: changes.eventTypes, newFields: changes.fields },
+    {
+      scope: scopeKey,
+      newEventTypes: changes.eventTypes,
+      newFields: changes.fields,
+      ...(changes.notInCatalog ? { notInCatalog: changes.notInCatalog } : {}),
+    },
     `${scopeKey}: schema change, ${parts.join('; ')} (kept as received; see the event_catalog view)`,
   );
 }

@@ -6,12 +6,15 @@ import { sql, type Kysely } from 'kysely';
 import type { ValidEvent } from '../events/types.js';
 import { MISSING_EVENT_TYPE } from './event-row.js';
 import { toStorableText } from './storable-json.js';
+import { typesNotInCatalog } from './event-type-catalog.repository.js';
 import type { Database } from './tables.js';
 
 export interface SchemaChanges {
   readonly eventTypes: string[];
   /** `TYPE.field` */
   readonly fields: string[];
+  /** Of the new types, those an Atlas v2 event type catalogue read into the warehouse does not list. */
+  readonly notInCatalog?: string[];
 }
 
 export interface SchemaChange {
@@ -124,7 +127,10 @@ export async function recordSchema(
     .returning(['event_type_name', 'field'])
     .execute();
   const newTypes = new Set(newTypeRows.map((t) => t.event_type_name));
+  // A new type is rare: asking the catalogue about it costs nothing on the usual page.
+  const notInCatalog = await typesNotInCatalog(db, [...newTypes]);
   return {
+    ...(notInCatalog.length > 0 ? { notInCatalog } : {}),
     eventTypes: [...newTypes],
     fields: newFieldRows.filter((f) => !newTypes.has(f.event_type_name)).map((f) => `${f.event_type_name}.${f.field}`),
   };

@@ -277,6 +277,22 @@ export interface EventCatalogView {
   /** bigint: a string from pg. */
   events: string | number;
   fields: string[];
+  /** From the Atlas v2 event type catalogue; null when it was never read or lacks the type. */
+  description: string | null;
+  alertable: boolean | null;
+  /** Whether the catalogue lists the type now (false also when no catalogue was read). */
+  in_catalog: boolean;
+}
+
+/** Atlas v2's event type catalogue as last read (see event-type-catalog.repository.ts). */
+export interface EventTypeCatalogTable {
+  type: string;
+  description: string | null;
+  alertable: boolean | null;
+  first_seen_in_catalog: Timestamp;
+  last_seen_in_catalog: Timestamp;
+  /** Set when a complete read no longer listed the type; cleared when it is listed again. */
+  gone_since: Timestamp | null;
 }
 
 /** The first sighting of each event type (see event-schema.repository.ts). */
@@ -351,5 +367,6 @@ export interface Database {
   data_access: DataAccessView;
   event_catalog: EventCatalogView;
   event_types_seen: EventTypesSeenTable;
+  event_type_catalog: EventTypeCatalogTable;
   event_fields_seen: EventFieldsSeenTable;
 }

@@ -24,6 +24,7 @@ const TABLES = [
   'security_event_categories',
   'event_types_seen',
   'event_fields_seen',
+  'event_type_catalog',
 ];
 const VIEWS = [
   'events_per_day',
