@@ -39,3 +39,9 @@ export function collectScopes(value: string, previous: Scope[] = []): Scope[] {
       .map(scopeArg),
   ];
 }
+
+export function portArg(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new InvalidArgumentError('expected a port number from 0 to 65535 (0 picks a free one).');
+  return Number(value);
+}

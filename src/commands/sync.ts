@@ -12,7 +12,9 @@ import { CATALOG_REFRESH_MS, CATALOG_RETRY_MS, catalogSources, tryRefreshEventTy
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
-import { collectScopes, positiveInt } from './options.js';
+import { UsageError } from '../errors.js';
+import { serveWarehouse, type ServedWarehouse } from '../warehouse/pglite-served.js';
+import { collectScopes, portArg, positiveInt } from './options.js';
 import { terminalProgress } from './progress.js';
 import { selectScopes } from './select-scopes.js';
 
@@ -20,6 +22,8 @@ interface SyncOptions {
   once?: boolean;
   scope?: Scope[];
   concurrency?: number;
+  serveSql?: number;
+  serveSqlHost: string;
 }
 
 export function registerSyncCommand(program: Command): void {
@@ -29,6 +33,12 @@ export function registerSyncCommand(program: Command): void {
     .option('--once', 'one pass, print a summary table, exit 0 only if every scope succeeded')
     .option('--scope <scope>', 'only this scope (repeatable, or a comma list); default: every configured scope', collectScopes)
     .option('--concurrency <n>', 'scopes synced in parallel (default: sync.concurrency)', positiveInt)
+    .option(
+      '--serve-sql <port>',
+      'also serve the embedded warehouse read-only over the PostgreSQL protocol on this port (0 picks one)',
+      portArg,
+    )
+    .option('--serve-sql-host <host>', 'the address --serve-sql listens on', '127.0.0.1')
     .action(action(async (options: SyncOptions) => runSync(options)));
 }
 
@@ -39,6 +49,14 @@ async function runSync(options: SyncOptions): Promise<number> {
     ...(options.concurrency ? { overrides: { sync: { concurrency: options.concurrency } } } : {}),
   });
   requireApiAccess(config);
+  if (options.serveSql !== undefined) {
+    if (options.once) throw new UsageError('--serve-sql serves the warehouse while sync keeps mirroring: drop --once');
+    if (config.database.url) {
+      throw new UsageError(
+        '--serve-sql serves the embedded warehouse, and DATABASE_URL is set (a PostgreSQL warehouse): connect SQL clients to that PostgreSQL instead',
+      );
+    }
+  }
   const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   // A pass on a terminal shows scopes done and events landed (the summary table follows).
@@ -63,7 +81,15 @@ async function runSync(options: SyncOptions): Promise<number> {
     configured.map((s) => s.credential),
   );
   let catalogDueAt = 0;
+  let served: ServedWarehouse | undefined;
   try {
+    if (options.serveSql !== undefined) {
+      served = await serveWarehouse(runtime.warehouse.pglite!, { host: options.serveSqlHost, port: options.serveSql, logger });
+      logger.info(
+        { host: served.host, port: served.port },
+        `serving the embedded warehouse read-only on ${served.host}:${served.port}: psql -h ${served.host} -p ${served.port} -U postgres postgres`,
+      );
+    }
     for (;;) {
       if (catalogCredentials.length > 0 && runtime.ctx.now().getTime() >= catalogDueAt) {
         const read = await tryRefreshEventTypeCatalog(
@@ -99,6 +125,7 @@ async function runSync(options: SyncOptions): Promise<number> {
   } finally {
     progress?.stop();
     shutdown.dispose();
+    await served?.close();
     await runtime.close();
   }
 }
