@@ -35,6 +35,10 @@ const scopeEntrySchema = z.union([
     .object({
       scope: scopeText,
       eventTypes: z.array(z.string().min(1)).optional(),
+      /** Atlas v2 project feeds: types the service leaves out (`excludedEventType`). */
+      excludeEventTypes: z.array(z.string().min(1)).optional(),
+      /** Atlas v2 project feeds: only these clusters' events (`clusterNames`). */
+      clusterNames: z.array(z.string().min(1)).optional(),
       includeRaw: z.boolean().optional(),
       startDate: isoDate.optional(),
       /** An `org:` scope: also mirror each of its projects. */
@@ -195,6 +199,10 @@ export interface ScopeSettings {
   readonly excludeProjects?: readonly string[];
   /** The named credential this scope is read with (its discovered projects too); absent: the default key pair. */
   readonly credential?: string;
+  /** Atlas v2 project feeds: types the service leaves out (absent: none). */
+  readonly excludeEventTypes?: readonly string[];
+  /** Atlas v2 project feeds: only these clusters' events (absent: every cluster). */
+  readonly clusterNames?: readonly string[];
 }
 
 export type Config = Readonly<Omit<ParsedConfig, 'scopes' | 'credentials'>> & {
@@ -529,6 +537,7 @@ function finish(parsed: ParsedConfig, credentials: Readonly<Record<string, Crede
         `scope ${scope.key} uses credential "${credential}", which is not defined: add it under "credentials"${known.length > 0 ? ` (defined: ${known.join(', ')})` : ''}`,
       );
     }
+    const filters = serverFilters(scope, entry, apiSourceOf(parsed.api, credential === undefined ? undefined : credentials[credential]));
     scopes.push({
       scope,
       eventTypes: typeof entry === 'string' ? parsed.sync.eventTypes : (entry.eventTypes ?? parsed.sync.eventTypes),
@@ -536,9 +545,43 @@ function finish(parsed: ParsedConfig, credentials: Readonly<Record<string, Crede
       startDate: typeof entry === 'string' ? parsed.sync.startDate : (entry.startDate ?? parsed.sync.startDate),
       ...(scope.kind === 'org' && discoverProjects ? { discoverProjects: true, excludeProjects } : {}),
       ...(credential !== undefined ? { credential } : {}),
+      ...filters,
     });
   }
   return { ...parsed, scopes, credentials };
+}
+
+/**
+ * A scope entry's excludeEventTypes and clusterNames: only Atlas v2's project feed takes them, so
+ * on an org: scope or a v1 source they are refused at start (left out silently, or applied by the
+ * mirror alone, the mirror would hold events the user asked to leave out, or reconcile would
+ * compare counts the service never filtered).
+ */
+function serverFilters(
+  scope: Scope,
+  entry: ParsedConfig['scopes'][number],
+  source: ApiSource,
+): Pick<ScopeSettings, 'excludeEventTypes' | 'clusterNames'> {
+  if (typeof entry === 'string') return {};
+  const excludeEventTypes = [...new Set(entry.excludeEventTypes ?? [])].sort();
+  const clusterNames = [...new Set(entry.clusterNames ?? [])].sort();
+  const keys = [excludeEventTypes.length > 0 ? 'excludeEventTypes' : '', clusterNames.length > 0 ? 'clusterNames' : ''].filter(Boolean);
+  if (keys.length === 0) return {};
+  const what = keys.join(' and ');
+  if (scope.kind === 'org') {
+    throw new ConfigError(
+      `scope ${scope.key}: ${what} apply to Atlas v2 project feeds only (the organization feed has no such parameter): set them on group: entries, or list the types to read in eventTypes`,
+    );
+  }
+  if (source.dialect !== 'atlas-v2') {
+    throw new ConfigError(
+      `scope ${scope.key}: ${what} need an atlas-v2 source (the v1 API has no such parameter): read it with a credential whose baseUrl is https://cloud.mongodb.com/api/atlas/v2, or list the types to read in eventTypes`,
+    );
+  }
+  return {
+    ...(excludeEventTypes.length > 0 ? { excludeEventTypes } : {}),
+    ...(clusterNames.length > 0 ? { clusterNames } : {}),
+  };
 }
 
 /**

@@ -27,6 +27,9 @@ const scopePayload = {
   includeRaw: z.boolean(),
   /** The name of the credential to read it with (never the secret); absent: the default key pair. */
   credential: z.string().min(1).optional(),
+  /** Atlas v2 project feeds' server-side filters; absent: none. */
+  excludeEventTypes: z.array(z.string().min(1)).optional(),
+  clusterNames: z.array(z.string().min(1)).optional(),
 };
 
 export const pollJobSchema = z.object({ ...scopePayload, startDate: isoDate.optional() }).strict();
@@ -51,8 +54,13 @@ export function pollJobData(settings: ScopeSettings): PollJobData {
   };
 }
 
-function credentialOf(settings: ScopeSettings): { credential?: string } {
-  return settings.credential ? { credential: settings.credential } : {};
+/** The credential and the server-side filters, each only when set (jobs of scopes without them keep their data). */
+function credentialOf(settings: ScopeSettings): { credential?: string; excludeEventTypes?: string[]; clusterNames?: string[] } {
+  return {
+    ...(settings.credential ? { credential: settings.credential } : {}),
+    ...(settings.excludeEventTypes?.length ? { excludeEventTypes: [...settings.excludeEventTypes] } : {}),
+    ...(settings.clusterNames?.length ? { clusterNames: [...settings.clusterNames] } : {}),
+  };
 }
 
 export function reconcileJobData(settings: ScopeSettings, days: number): ReconcileJobData {
@@ -85,6 +93,8 @@ export function settingsFromJob(data: SyncJobData): ScopeSettings {
     includeRaw: data.includeRaw,
     startDate: 'startDate' in data ? data.startDate : undefined,
     ...(data.credential ? { credential: data.credential } : {}),
+    ...(data.excludeEventTypes?.length ? { excludeEventTypes: data.excludeEventTypes } : {}),
+    ...(data.clusterNames?.length ? { clusterNames: data.clusterNames } : {}),
   };
 }
 

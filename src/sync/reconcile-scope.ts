@@ -6,6 +6,7 @@
  * with the live checkpoint untouched. The warehouse holding more than the API lists is reported,
  * never deleted.
  */
+import { serverFiltersOf } from './checkpoint-settings.js';
 import type { ScopeSettings } from '../config.js';
 import { PermanentError, RetryableError, errorMessage } from '../errors.js';
 import {
@@ -76,7 +77,7 @@ export async function reconcileScope(
       .for(scope.credential)
       .listEvents(
         scope.scope,
-        { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, itemsPerPage: 1 },
+        { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, ...serverFiltersOf(scope), itemsPerPage: 1 },
         ctx.signal,
       );
     stats.requests += page.requests;
@@ -85,7 +86,7 @@ export async function reconcileScope(
     }
     return page.totalCount;
   };
-  const knownCount = (window: TimeWindow) => countKnownEvents(ctx.warehouse.db, key, window, scope.eventTypes);
+  const knownCount = (window: TimeWindow) => countKnownEvents(ctx.warehouse.db, key, window, scope.eventTypes, scope);
   const total = (known: KnownEvents) => known.held + known.setAside;
   const shallow = (count: number) => Math.ceil(count / ctx.settings.itemsPerPage) <= options.reReadPages;
 

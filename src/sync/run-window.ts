@@ -8,6 +8,7 @@
  * as many parts as its totalCount needs) and its parts read oldest first, so the checkpoint only
  * moves forward.
  */
+import { serverFiltersOf } from './checkpoint-settings.js';
 import { ApiTransientError } from '../api/api-error.js';
 import type { EventsPage } from '../api/client.js';
 import type { ApiClients } from '../api/clients.js';
@@ -116,7 +117,13 @@ async function readWindow(ctx: SyncContext, scope: ScopeSettings, window: TimeWi
   const totals = emptyTotals();
   const log = ctx.logger.child({ scope: scope.scope.key, window: formatWindow(window) });
   const { itemsPerPage, maxPagesPerWindow } = ctx.settings;
-  const query = { minDate: window.minDate, maxDate: window.maxDate, eventTypes: scope.eventTypes, includeRaw: scope.includeRaw };
+  const query = {
+    minDate: window.minDate,
+    maxDate: window.maxDate,
+    eventTypes: scope.eventTypes,
+    includeRaw: scope.includeRaw,
+    ...serverFiltersOf(scope),
+  };
   const pages = ctx.clients.for(scope.credential).pages(scope.scope, query, ctx.signal)[Symbol.asyncIterator]();
   // Without a count (Atlas v2 when counting timed out) the window is paged as it comes.
   const tooDeep = (page: EventsPage) => page.totalCount !== undefined && isTooDeep(page.totalCount, itemsPerPage, maxPagesPerWindow);

@@ -29,7 +29,12 @@ export async function countKnownEvents(
   scopeKey: string,
   window: CountedWindow,
   eventTypes: readonly string[],
+  /** Atlas v2 project feeds' server-side filters: the API's counts leave these out, so do ours. */
+  filters: { readonly excludeEventTypes?: readonly string[]; readonly clusterNames?: readonly string[] } = {},
 ): Promise<KnownEvents> {
+  const excluded = filters.excludeEventTypes ?? [];
+  const clusters = filters.clusterNames ?? [];
+  const joined = eventTypes.length > 0 || excluded.length > 0 || clusters.length > 0;
   // Every event the scope's feed listed, including those another feed listed first.
   let held = db
     .selectFrom('event_scopes as m')
@@ -37,8 +42,12 @@ export async function countKnownEvents(
     .where('m.scope', '=', scopeKey)
     .where('m.created', '>=', window.minDate)
     .where('m.created', '<=', window.maxDate);
-  if (eventTypes.length > 0) {
-    held = held.innerJoin('events as e', 'e.id', 'm.event_id').where('e.event_type_name', 'in', [...eventTypes]);
+  if (joined) {
+    let filtered = held.innerJoin('events as e', 'e.id', 'm.event_id');
+    if (eventTypes.length > 0) filtered = filtered.where('e.event_type_name', 'in', [...eventTypes]);
+    if (excluded.length > 0) filtered = filtered.where('e.event_type_name', 'not in', [...excluded]);
+    if (clusters.length > 0) filtered = filtered.where('e.cluster_name', 'in', [...clusters]);
+    held = filtered;
   }
   let setAside = db
     .selectFrom('rejected_events')
@@ -47,6 +56,12 @@ export async function countKnownEvents(
     .where('listed_from', '>=', window.minDate)
     .where('listed_to', '<=', window.maxDate);
   if (eventTypes.length > 0) setAside = setAside.where(sql<string>`payload->>'eventTypeName'`, 'in', [...eventTypes]);
+  if (excluded.length > 0) {
+    setAside = setAside.where((eb) =>
+      eb.or([eb(sql<string>`payload->>'eventTypeName'`, 'is', null), eb(sql<string>`payload->>'eventTypeName'`, 'not in', [...excluded])]),
+    );
+  }
+  if (clusters.length > 0) setAside = setAside.where(sql<string>`payload->>'clusterName'`, 'in', [...clusters]);
   const [a, b] = await Promise.all([held.executeTakeFirstOrThrow(), setAside.executeTakeFirstOrThrow()]);
   return { held: Number(a.n), setAside: Number(b.n) };
 }

@@ -8,6 +8,10 @@ export interface CheckpointSettings {
   readonly eventTypes: readonly string[];
   readonly includeRaw: boolean;
   readonly startDate: string | null;
+  /** Atlas v2 project feeds: types the service left out (absent: none). */
+  readonly excludeEventTypes?: readonly string[];
+  /** Atlas v2 project feeds: the clusters read (absent: every cluster). */
+  readonly clusterNames?: readonly string[];
 }
 
 export interface SyncState {
