@@ -5,7 +5,8 @@
  * views and counts the events the sync's summary reports; pg from Node does too, with a parameter
  * (the extended protocol). Writes are refused (insert, delete, drop, a statement lifting read-only
  * mode, two statements in one query), nothing changes, and the sync keeps polling and writing
- * afterwards, also across a client's slow query.
+ * afterwards, also across a client's slow query and past a client transaction left open (rolled back
+ * after 15 s once the mirror needs the session).
  * SIGTERM closes the port. With DATABASE_URL set, --serve-sql is refused.
  */
 import { spawnSync } from 'node:child_process';
@@ -157,6 +158,20 @@ describe('sync --serve-sql', () => {
     await waitFor('two more passes', () => Promise.resolve(passes() >= passesBefore + 2), 120_000);
     expect(new Date(watermark()).getTime()).toBeGreaterThan(new Date(before).getTime());
     expect(stderr).not.toMatch(/"level":(50|60)/);
+
+    // A client that opens a transaction and walks away holds the session: once the mirror needs
+    // it, the transaction is rolled back after 15 s and the passes go on.
+    const idle = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 20_000 });
+    await idle.connect();
+    await idle.query('begin');
+    await idle.query('select count(*) from events');
+    const passesHeld = passes();
+    await waitFor('two passes past the open transaction', () => Promise.resolve(passes() >= passesHeld + 2), 120_000);
+    expect(stderr).toContain('a SQL client kept a transaction open over 15 s while the mirror waited: rolled back');
+    // Its transaction is gone: COMMIT finds none (a warning), and the connection still serves.
+    await idle.query('commit');
+    expect((await idle.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    await idle.end();
 
     const stopped = await sync.stop('SIGTERM');
     sync = undefined;
