@@ -48,6 +48,16 @@ export class RetryableError extends EventsMirrorError {
 /** The warehouse is missing, unmigrated, or newer than this code. */
 export class WarehouseError extends EventsMirrorError {}
 
+/**
+ * A failure's code for counting failures by kind: an EventsMirrorError's `code`, a system or
+ * driver error's (ECONNRESET, a PostgreSQL SQLSTATE), else UNEXPECTED.
+ */
+export function errorCodeOf(error: unknown): string {
+  if (error instanceof EventsMirrorError) return error.code;
+  const code: unknown = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code !== '' ? code : 'UNEXPECTED';
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,14 +1,18 @@
 /** `events-mirror checkpoint --scope S [--set ISO | --reset]`: show or move a scope's checkpoint. */
 import type { Command } from 'commander';
-import { scopeSettings } from '../config.js';
+import type { Kysely } from 'kysely';
+import { scopeSettings, type Config } from '../config.js';
 import { UsageError } from '../errors.js';
 import type { Scope } from '../scope.js';
 import { changeCheckpoint } from '../sync/checkpoint.js';
 import { scopeLockFor } from '../sync/lock.js';
 import { openWarehouse, syncSettings } from '../sync/runtime.js';
-import { formatTimestamp } from '../time.js';
+import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
+import { formatTimestamp, isoTimestamp } from '../time.js';
 import { getSyncState, type SyncState } from '../warehouse/state.repository.js';
+import type { Database } from '../warehouse/tables.js';
 import { EXIT_OK, action, createContext } from './context.js';
+import { lagThresholdMs, readScopes } from './fleet.js';
 import { requireKnownScopes } from './known-scopes.js';
 import { isoDate, scopeArg } from './options.js';
 
@@ -16,6 +20,7 @@ interface CheckpointOptions {
   scope: Scope;
   set?: Date;
   reset?: boolean;
+  json?: boolean;
 }
 
 export function registerCheckpointCommand(program: Command): void {
@@ -29,6 +34,7 @@ export function registerCheckpointCommand(program: Command): void {
       isoDate,
     )
     .option('--reset', 'forget the checkpoint: the next sync reads from the start date (EVENTS_START_DATE, or 30 days back)')
+    .option('--json', 'one JSON document (docs/commands.md, "JSON output") instead of the line')
     .action(action(async (options: CheckpointOptions) => runCheckpoint(options)));
 }
 
@@ -40,7 +46,12 @@ async function runCheckpoint(options: CheckpointOptions): Promise<number> {
     await requireKnownScopes(warehouse.db, config, [options.scope]);
     const key = options.scope.key;
     if (!options.set && !options.reset) {
-      process.stdout.write(describe(key, await getSyncState(warehouse.db, key)));
+      const state = await getSyncState(warehouse.db, key);
+      process.stdout.write(
+        options.json
+          ? await checkpointJson(warehouse.db, config, key, { before: state, after: state, action: 'show' })
+          : describe(key, state),
+      );
       return EXIT_OK;
     }
     const { before, after } = await changeCheckpoint(
@@ -48,6 +59,10 @@ async function runCheckpoint(options: CheckpointOptions): Promise<number> {
       scopeSettings(config, options.scope),
       options.set ? { kind: 'set', to: options.set } : { kind: 'reset' },
     );
+    if (options.json) {
+      process.stdout.write(await checkpointJson(warehouse.db, config, key, { before, after, action: options.set ? 'set' : 'reset' }));
+      return EXIT_OK;
+    }
     process.stdout.write(
       `${key}: checkpoint ${formatTimestamp(before?.watermark)} → ${after?.watermark ? formatTimestamp(after.watermark) : 'none (the next sync starts from the start date)'}; recorded in sync_runs\n`,
     );
@@ -55,6 +70,27 @@ async function runCheckpoint(options: CheckpointOptions): Promise<number> {
   } finally {
     await warehouse.close();
   }
+}
+
+/** The JSON document: the scope as status shows it, the checkpoint before and after under `run`. */
+async function checkpointJson(
+  db: Kysely<Database>,
+  config: Config,
+  key: string,
+  change: { before: SyncState | undefined; after: SyncState | undefined; action: 'show' | 'set' | 'reset' },
+): Promise<string> {
+  const now = new Date();
+  const { health, summary } = await readScopes(db, config, [key], { now, lagThresholdMs: lagThresholdMs(config) });
+  const at = (s: SyncState | undefined) => (s?.watermark ? isoTimestamp(s.watermark) : null);
+  const settings = change.after?.settings ?? null;
+  const run: ScopeRunJson = {
+    kind: 'checkpoint',
+    action: change.action,
+    before: at(change.before),
+    after: at(change.after),
+    settings: settings && { eventTypes: [...settings.eventTypes], includeRaw: settings.includeRaw, startDate: settings.startDate },
+  };
+  return printableJson(commandJson('checkpoint', now, summary, health, new Map([[key, run]])));
 }
 
 function describe(key: string, state: SyncState | undefined): string {

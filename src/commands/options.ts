@@ -24,6 +24,15 @@ export function isoDateEnd(value: string): Date {
   return parsed.dateOnly ? endOfUtcDay(parsed.date) : parsed.date;
 }
 
+const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration in seconds: `90` or `90s`, `15m`, `2h`, `1d`. */
+export function durationSeconds(value: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('expected a duration such as 90s, 15m, 2h or 1d (a bare number is seconds).');
+  return Number(match[1]) * DURATION_UNITS[match[2] || 's']!;
+}
+
 export function scopeArg(value: string): Scope {
   const scope = tryParseScope(value);
   if (!scope) throw new InvalidArgumentError(`expected ${SCOPE_FORM}.`);

@@ -1,15 +1,17 @@
 /** `events-mirror reconcile`: hold the warehouse against the API's per-window counts, re-read what differs. */
 import type { Command } from 'commander';
 import { requireApiAccess } from '../config.js';
-import { UsageError } from '../errors.js';
+import { UsageError, errorCodeOf, errorMessage } from '../errors.js';
+import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
 import { renderReconcileSummary } from '../report/reconcile-report.js';
 import type { Scope } from '../scope.js';
 import { listenForShutdown } from '../shutdown-signals.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
-import { isReconciled, reconcileScope } from '../sync/reconcile-scope.js';
+import { isReconciled, reconcileScope, type ReconcileScopeResult } from '../sync/reconcile-scope.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
+import { lagThresholdMs, readScopes } from './fleet.js';
 import { requireKnownScopes } from './known-scopes.js';
 import { collectScopes, isoDate, isoDateEnd } from './options.js';
 import { selectScopes } from './select-scopes.js';
@@ -18,6 +20,7 @@ interface ReconcileOptions {
   scope?: Scope[];
   from?: Date;
   to?: Date;
+  json?: boolean;
 }
 
 export function registerReconcileCommand(program: Command): void {
@@ -35,6 +38,7 @@ export function registerReconcileCommand(program: Command): void {
       "end of the range, included: a date (its whole day, to 23:59:59Z) or a UTC date-time (default: each scope's checkpoint)",
       isoDateEnd,
     )
+    .option('--json', 'one JSON document (docs/commands.md, "JSON output") instead of the table')
     .action(action(async (options: ReconcileOptions) => runReconcile(options)));
 }
 
@@ -57,10 +61,41 @@ async function runReconcile(options: ReconcileOptions): Promise<number> {
         ...(options.to ? { to: options.to } : {}),
       }),
     );
-    process.stdout.write(renderReconcileSummary(results));
+    if (options.json) {
+      const now = new Date();
+      const { health, summary } = await readScopes(
+        runtime.warehouse.db,
+        config,
+        results.map((r) => r.scope),
+        { now, lagThresholdMs: lagThresholdMs(config) },
+      );
+      process.stdout.write(
+        printableJson(commandJson('reconcile', now, summary, health, new Map(results.map((r) => [r.scope, reconcileRunJson(r)])))),
+      );
+    } else {
+      process.stdout.write(renderReconcileSummary(results));
+    }
     return results.every((r) => isReconciled(r.outcome)) ? EXIT_OK : EXIT_FAILURE;
   } finally {
     shutdown.dispose();
     await runtime.close();
   }
+}
+
+function reconcileRunJson(r: ReconcileScopeResult): ScopeRunJson {
+  return {
+    kind: 'reconcile',
+    outcome: r.outcome,
+    consistent: isReconciled(r.outcome),
+    from: r.from ? r.from.toISOString() : null,
+    to: r.to ? r.to.toISOString() : null,
+    windowsChecked: r.windowsChecked,
+    windowsDiffering: r.windowsDiffering,
+    windowsReread: r.windowsReread,
+    eventsRecovered: r.eventsRecovered,
+    eventsMissing: r.eventsMissing,
+    eventsExtra: r.eventsExtra,
+    requests: r.requests,
+    error: r.outcome === 'failed' ? { code: errorCodeOf(r.error), message: errorMessage(r.error) } : null,
+  };
 }

@@ -1,6 +1,8 @@
 /** `events-mirror sync [--once]`: every configured scope from its checkpoint to now, in-process. */
 import type { Command } from 'commander';
 import { requireApiAccess } from '../config.js';
+import { UsageError, errorCodeOf, errorMessage } from '../errors.js';
+import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
 import { plural } from '../report/shorten.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
@@ -12,8 +14,8 @@ import { CATALOG_REFRESH_MS, CATALOG_RETRY_MS, catalogSources, tryRefreshEventTy
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
-import { UsageError } from '../errors.js';
 import { serveWarehouse, type ServedWarehouse } from '../warehouse/pglite-served.js';
+import { lagThresholdMs, readScopes } from './fleet.js';
 import { collectScopes, portArg, positiveInt } from './options.js';
 import { terminalProgress } from './progress.js';
 import { selectScopes } from './select-scopes.js';
@@ -24,6 +26,7 @@ interface SyncOptions {
   concurrency?: number;
   serveSql?: number;
   serveSqlHost: string;
+  json?: boolean;
 }
 
 export function registerSyncCommand(program: Command): void {
@@ -39,10 +42,12 @@ export function registerSyncCommand(program: Command): void {
       portArg,
     )
     .option('--serve-sql-host <host>', 'the address --serve-sql listens on', '127.0.0.1')
+    .option('--json', 'with --once: one JSON document (docs/commands.md, "JSON output") instead of the table')
     .action(action(async (options: SyncOptions) => runSync(options)));
 }
 
 async function runSync(options: SyncOptions): Promise<number> {
+  if (options.json && !options.once) throw new UsageError('--json needs --once: a continuous sync prints one table per pass');
   const { config, logger } = createContext({
     logFd: 2,
     interactive: options.once === true,
@@ -60,7 +65,8 @@ async function runSync(options: SyncOptions): Promise<number> {
   const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   // A pass on a terminal shows scopes done and events landed (the summary table follows).
-  const progress = options.once ? terminalProgress('sync [{bar}] {value}/{total} scopes | {events} events', logger) : undefined;
+  const progress =
+    options.once && !options.json ? terminalProgress('sync [{bar}] {value}/{total} scopes | {events} events', logger) : undefined;
   let events = 0;
   let scopesDone = 0;
   let scopesTotal = configured.length;
@@ -115,7 +121,20 @@ async function runSync(options: SyncOptions): Promise<number> {
         return result;
       });
       progress?.stop();
-      process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
+      if (options.json) {
+        const now = runtime.ctx.now();
+        const { health, summary } = await readScopes(
+          runtime.warehouse.db,
+          config,
+          results.map((r) => r.scope),
+          { now, lagThresholdMs: lagThresholdMs(config) },
+        );
+        process.stdout.write(
+          printableJson(commandJson('sync', now, summary, health, new Map(results.map((r) => [r.scope, syncRunJson(r)])))),
+        );
+      } else {
+        process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
+      }
       await keepHouse(runtime.ctx, config.housekeeping, logger);
       if (options.once || shutdown.signal.aborted) return exitCodeFor(results);
       await sleep(config.scheduler.pollIntervalSeconds * 1000, shutdown.signal);
@@ -128,6 +147,20 @@ async function runSync(options: SyncOptions): Promise<number> {
     await served?.close();
     await runtime.close();
   }
+}
+
+function syncRunJson(r: ScopeRunResult): ScopeRunJson {
+  const t = r.totals;
+  return {
+    kind: 'sync',
+    status: r.status,
+    windows: t.windows,
+    pages: t.pages,
+    inserted: t.inserted,
+    changed: t.changed,
+    rejected: t.rejected,
+    error: r.status === 'failed' ? { code: errorCodeOf(r.error), message: errorMessage(r.error) } : null,
+  };
 }
 
 /** Skipped scopes are being synced by another runner right now: not a failure. */

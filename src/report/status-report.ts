@@ -1,70 +1,175 @@
-/** The table `status` prints: every configured scope, and any scope the warehouse holds. */
+/**
+ * What `status` prints: the fleet summary first (scopes by state, failing ones by error code, the
+ * worst lags), then the table of scopes, worst first, within 80 columns where the names allow.
+ * A large fleet's table is cut to its worst rows unless filtered (`--failing`, `--lagging`) or
+ * asked for whole (`--all`).
+ */
+import { formatTimestamp } from '../time.js';
 import type { LastReconcile } from '../warehouse/reconcile.repository.js';
 import type { KnownScope } from '../warehouse/scopes.repository.js';
-import type { SyncState } from '../warehouse/state.repository.js';
-import { formatTimestamp } from '../time.js';
-import { ERROR_CELL_WIDTH, errorCell } from './shorten.js';
+import type { FleetSummary, ScopeHealth, ScopeState } from './scope-health.js';
+import { plural, shorten } from './shorten.js';
 import { formatDuration, renderTable, terminalSafe } from './table.js';
 
-export interface StatusInput {
-  readonly states: readonly SyncState[];
-  readonly counts: ReadonlyMap<string, number>;
-  readonly reconciles?: ReadonlyMap<string, LastReconcile>;
-  readonly configured: readonly string[];
-  /** The `scopes` table: names, and where each scope came from. */
-  readonly known?: readonly KnownScope[];
-  readonly now: Date;
+/** A fleet of at most this many scopes is listed whole; a larger one shows its worst rows only. */
+export const FULL_TABLE_MAX = 20;
+/** Rows of a cut table. */
+export const CUT_TABLE_ROWS = 12;
+/** The width tables keep to where they can. */
+export const TERMINAL_WIDTH = 80;
+const NAME_WIDTH = 14;
+/** A failing table's error column is never narrower than this, even past 80 columns. */
+const MIN_ERROR_WIDTH = 24;
+
+export interface StatusView {
+  /** The scopes the flags select (all, failing or lagging), worst first. */
+  readonly rows: readonly ScopeHealth[];
+  readonly filter: 'failing' | 'lagging' | undefined;
+  /** `--all`: the whole table whatever its size. */
+  readonly all: boolean;
 }
 
-export function renderStatus(input: StatusInput): string {
-  const byScope = new Map(input.states.map((s) => [s.scope, s]));
-  const known = new Map((input.known ?? []).map((k) => [k.scope, k]));
-  const scopes = [...new Set([...input.configured, ...known.keys(), ...byScope.keys(), ...input.counts.keys()])].sort();
-  if (scopes.length === 0) return 'no scopes configured and nothing synced yet: set EVENTS_SCOPES and run npx events-mirror sync --once\n';
-  const rows = scopes.map((scope) => {
-    const state = byScope.get(scope);
-    return [
-      scope,
-      known.get(scope)?.name ?? '-',
-      describeOrigin(known.get(scope), input.configured.includes(scope)),
-      formatTimestamp(state?.watermark),
-      state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-',
-      formatTimestamp(state?.lastSuccessAt),
-      state?.consecutiveFailures ?? 0,
-      state?.lastError ? errorCell(state.lastError) : '-',
-      input.counts.get(scope) ?? 0,
-      describeReconcile(input.reconciles?.get(scope)),
-    ];
-  });
-  const cut = scopes.find((scope) => {
-    const error = byScope.get(scope)?.lastError;
-    return error !== undefined && error !== null && errorCell(error) !== error;
-  });
-  return (
-    renderTable(
-      ['scope', 'name', 'origin', 'watermark', 'lag', 'last success', 'failures', 'last error', 'events', 'last reconcile'],
-      rows,
-    ) + (cut ? `errors are cut to ${ERROR_CELL_WIDTH} characters: the whole one with npx events-mirror status --scope ${cut}\n` : '')
+const STATE_WORDS: Readonly<Record<ScopeState, string>> = {
+  ok: 'ok',
+  failing: 'failing',
+  lagging: 'lagging',
+  'never-synced': 'never synced',
+  removed: 'removed',
+};
+
+export function renderStatus(summary: FleetSummary, view: StatusView, now: Date): string {
+  if (summary.scopes === 0) return 'no scopes configured and nothing synced yet: set EVENTS_SCOPES and run npx events-mirror sync --once\n';
+  const cut = view.filter === undefined && !view.all && view.rows.length > FULL_TABLE_MAX;
+  const shown = cut ? view.rows.slice(0, CUT_TABLE_ROWS) : view.rows;
+  const parts = [renderSummary(summary, cut)];
+  if (view.filter && shown.length === 0) {
+    parts.push(`no ${view.filter} scopes\n`);
+  } else {
+    parts.push(view.filter === 'failing' ? failingTable(shown) : stateTable(shown, now));
+  }
+  if (cut) {
+    parts.push(`… ${plural(view.rows.length - shown.length, 'more scope')}: --failing, --lagging, --all or --json list them\n`);
+  }
+  if (view.filter !== 'failing' && shown.some((h) => h.state === 'failing')) {
+    parts.push('failing scopes with their errors: npx events-mirror status --failing\n');
+  }
+  return parts.join('');
+}
+
+/** `2,000 scopes: 1,990 ok, 4 failing, …`, failing ones by code, the worst lags when the table is cut. */
+function renderSummary(summary: FleetSummary, cut: boolean): string {
+  const s = summary.byState;
+  const states = [
+    `${s.ok.toLocaleString('en-US')} ok`,
+    `${s.failing.toLocaleString('en-US')} failing`,
+    `${s.lagging.toLocaleString('en-US')} lagging`,
+    `${s['never-synced'].toLocaleString('en-US')} never synced`,
+    ...(s.removed > 0 ? [`${s.removed.toLocaleString('en-US')} removed`] : []),
+  ];
+  const lines = [
+    `${plural(summary.scopes, 'scope')}: ${states.join(', ')}`,
+    `(lagging: checkpoint more than ${formatDuration(summary.lagThresholdMs)} behind; --lagging=<duration> to choose)`,
+  ];
+  if (summary.failingByCode.length > 0) {
+    lines.push(
+      ...wrap(
+        'failing by error code: ',
+        summary.failingByCode.map((f) => `${terminalSafe(f.code)} ${f.scopes.toLocaleString('en-US')}`),
+      ),
+    );
+  }
+  if (cut && summary.worstLags.length > 0) {
+    lines.push(`worst lags (top ${summary.worstLags.length}):`);
+    const width = Math.max(...summary.worstLags.map((h) => h.scope.length));
+    for (const h of summary.worstLags) {
+      lines.push(`  ${terminalSafe(h.scope).padEnd(width)}  ${formatDuration(h.lagMs).padStart(6)}  ${STATE_WORDS[h.state]}`);
+    }
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** `head` then items joined with `, `, wrapped at 80 columns with continuation lines indented. */
+function wrap(head: string, items: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = head;
+  for (const [i, item] of items.entries()) {
+    const piece = i < items.length - 1 ? `${item},` : item;
+    if (line.length > head.length && line.length + 1 + piece.length > TERMINAL_WIDTH) {
+      lines.push(line);
+      line = `  ${piece}`;
+    } else {
+      line = line === head ? `${head}${piece}` : `${line} ${piece}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** scope, name, state, lag, last polled: what tells a scope's health at a glance. */
+function stateTable(rows: readonly ScopeHealth[], now: Date): string {
+  return renderTable(
+    ['scope', 'name', 'state', 'lag', 'last polled'],
+    rows.map((h) => [
+      h.scope,
+      h.name === null ? '-' : shorten(h.name, NAME_WIDTH),
+      STATE_WORDS[h.state],
+      formatDuration(h.lagMs),
+      h.sync?.lastPolledAt ? `${formatDuration(now.getTime() - h.sync.lastPolledAt.getTime())} ago` : '-',
+    ]),
   );
 }
 
+/** scope, name, runs failed in a row, last error cut to what 80 columns leave (the whole with --scope). */
+function failingTable(rows: readonly ScopeHealth[]): string {
+  const names = rows.map((h) => (h.name === null ? '-' : shorten(h.name, NAME_WIDTH)));
+  const used =
+    Math.max(5, ...rows.map((h) => h.scope.length)) +
+    2 +
+    Math.max(4, ...names.map((n) => n.length)) +
+    2 +
+    Math.max(6, ...rows.map((h) => String(h.sync?.consecutiveFailures ?? 0).length)) +
+    2;
+  const width = Math.max(MIN_ERROR_WIDTH, TERMINAL_WIDTH - used);
+  const errors = rows.map(errorText);
+  const cells = errors.map((e) => shorten(e, width));
+  const table = renderTable(
+    ['scope', 'name', 'failed', 'last error'],
+    rows.map((h, i) => [h.scope, names[i], h.sync?.consecutiveFailures ?? 0, cells[i]]),
+  );
+  const cutOne = rows.find((_, i) => cells[i] !== errors[i]);
+  return table + (cutOne ? `whole error: npx events-mirror status --scope ${cutOne.scope}\n` : '');
+}
+
+/**
+ * An error for a cell, before it is cut: the request that failed is dropped (the row names the
+ * scope), white space folded, and control characters escaped first, so the cut counts what shows.
+ */
+function errorText(h: ScopeHealth): string {
+  if (!h.lastError) return '-';
+  const text = h.lastError.message.replace(/^[A-Z]+ \S+ for (?:org|group):\S+ failed: /, '');
+  return terminalSafe(text.replace(/\s+/g, ' ').trim());
+}
+
 /** `status --scope S`: one scope, one line per field, its last error whole. */
-export function renderScopeStatus(scope: string, input: StatusInput): string {
-  const state = input.states.find((s) => s.scope === scope);
-  const known = input.known?.find((k) => k.scope === scope);
-  const last = input.reconciles?.get(scope);
+export function renderScopeStatus(h: ScopeHealth, lagThresholdMs: number): string {
+  const state = h.sync;
   const fields: Array<[string, string]> = [
-    ['scope', scope],
-    ['name', known?.name ?? '-'],
-    ['origin', describeOrigin(known, input.configured.includes(scope))],
+    ['scope', h.scope],
+    ['name', h.name ?? '-'],
+    ['origin', describeOrigin(h.known, h.configured)],
+    ['state', `${STATE_WORDS[h.state]}${h.state === 'lagging' ? ` (more than ${formatDuration(lagThresholdMs)} behind)` : ''}`],
     ['watermark', formatTimestamp(state?.watermark)],
-    ['lag', state?.watermark ? formatDuration(input.now.getTime() - state.watermark.getTime()) : '-'],
+    ['lag', formatDuration(h.lagMs)],
+    ['last polled', formatTimestamp(state?.lastPolledAt)],
+    ['polls', (state?.polls ?? 0).toLocaleString('en-US')],
+    ['last landed', formatTimestamp(state?.lastLandedAt)],
     ['last attempt', formatTimestamp(state?.lastAttemptAt)],
     ['last success', formatTimestamp(state?.lastSuccessAt)],
     ['failures in a row', String(state?.consecutiveFailures ?? 0)],
-    ['events held', (input.counts.get(scope) ?? 0).toLocaleString('en-US')],
-    ['last reconcile', describeReconcile(last)],
-    ['last error', state?.lastError ?? '-'],
+    ['events held', (h.events ?? 0).toLocaleString('en-US')],
+    ['last reconcile', describeReconcile(h.lastReconcile)],
+    ['error code', h.lastError?.code ?? '-'],
+    ['last error', h.lastError?.message ?? '-'],
   ];
   const width = Math.max(...fields.map(([name]) => name.length));
   return fields.map(([name, value]) => `${`${name}:`.padEnd(width + 2)}${terminalSafe(String(value))}`).join('\n') + '\n';

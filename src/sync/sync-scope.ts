@@ -4,7 +4,7 @@
  * failures: they are recorded in `sync_state` and returned, so other scopes go on.
  */
 import type { ScopeSettings } from '../config.js';
-import { PermanentError, errorMessage } from '../errors.js';
+import { PermanentError, errorCodeOf, errorMessage } from '../errors.js';
 import { finishRun, startRun } from '../warehouse/runs.repository.js';
 import { getSyncState, recordAttempt, recordCheckpointSettings, recordFailure, recordRunEnd } from '../warehouse/state.repository.js';
 import { checkpointSettingsOf, sameSettings, widening } from './checkpoint-settings.js';
@@ -75,7 +75,7 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
     return { scope: key, status: 'succeeded', totals, watermark, permanent: false };
   } catch (error) {
     const permanent = error instanceof PermanentError;
-    await recordFailure(db, key, errorMessage(error), ctx.now()).catch(() => undefined);
+    await recordFailure(db, key, errorMessage(error), ctx.now(), errorCodeOf(error)).catch(() => undefined);
     ctx.logger.error(
       { scope: key, err: error, permanent },
       permanent

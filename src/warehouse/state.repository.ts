@@ -22,6 +22,8 @@ export interface SyncState {
   lastSuccessAt: Date | null;
   lastAttemptAt: Date | null;
   lastError: string | null;
+  /** The last error's code; null when healthy or recorded before codes were. */
+  lastErrorCode: string | null;
   consecutiveFailures: number;
   /** Polls that succeeded, idle ones included (an idle poll adds no sync_runs row). */
   polls: number;
@@ -50,12 +52,21 @@ export async function listSyncStates(db: Kysely<Database>): Promise<SyncState[]>
 export async function advanceWatermark(db: Kysely<Database>, scopeKey: string, watermark: Date, now: Date = new Date()): Promise<void> {
   await db
     .insertInto('sync_state')
-    .values({ scope: scopeKey, watermark, last_success_at: now, last_error: null, consecutive_failures: 0, updated_at: now })
+    .values({
+      scope: scopeKey,
+      watermark,
+      last_success_at: now,
+      last_error: null,
+      last_error_code: null,
+      consecutive_failures: 0,
+      updated_at: now,
+    })
     .onConflict((oc) =>
       oc.column('scope').doUpdateSet({
         watermark: sql`greatest(${sql.ref('sync_state.watermark')}, ${sql.ref('excluded.watermark')})`,
         last_success_at: (eb) => eb.ref('excluded.last_success_at'),
         last_error: null,
+        last_error_code: null,
         consecutive_failures: 0,
         updated_at: (eb) => eb.ref('excluded.updated_at'),
       }),
@@ -76,13 +87,26 @@ export async function recordAttempt(db: Kysely<Database>, scopeKey: string, now:
     .execute();
 }
 
-export async function recordFailure(db: Kysely<Database>, scopeKey: string, error: string, now: Date = new Date()): Promise<void> {
+export async function recordFailure(
+  db: Kysely<Database>,
+  scopeKey: string,
+  error: string,
+  now: Date = new Date(),
+  code: string | null = null,
+): Promise<void> {
   await db
     .insertInto('sync_state')
-    .values({ scope: scopeKey, last_error: toStorableText(error.slice(0, MAX_ERROR_LENGTH)), consecutive_failures: 1, updated_at: now })
+    .values({
+      scope: scopeKey,
+      last_error: toStorableText(error.slice(0, MAX_ERROR_LENGTH)),
+      last_error_code: code === null ? null : toStorableText(code.slice(0, 100)),
+      consecutive_failures: 1,
+      updated_at: now,
+    })
     .onConflict((oc) =>
       oc.column('scope').doUpdateSet({
         last_error: (eb) => eb.ref('excluded.last_error'),
+        last_error_code: (eb) => eb.ref('excluded.last_error_code'),
         consecutive_failures: sql`${sql.ref('sync_state.consecutive_failures')} + 1`,
         updated_at: (eb) => eb.ref('excluded.updated_at'),
       }),
@@ -146,6 +170,7 @@ function toSyncState(row: Selectable<SyncStateTable>): SyncState {
     lastSuccessAt: row.last_success_at,
     lastAttemptAt: row.last_attempt_at,
     lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
     consecutiveFailures: Number(row.consecutive_failures),
     polls: Number(row.polls),
     lastPolledAt: row.last_polled_at,

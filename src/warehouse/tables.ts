@@ -112,6 +112,8 @@ export interface SyncStateTable {
   last_success_at: Timestamp | null;
   last_attempt_at: Timestamp | null;
   last_error: string | null;
+  /** The last error's code (`EventsMirrorError.code`, a system error's code); null when healthy. */
+  last_error_code: string | null;
   consecutive_failures: ColumnType<number, number | undefined, number>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   /** Polls of the scope, idle ones included (they add no sync_runs row). */

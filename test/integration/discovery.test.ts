@@ -94,10 +94,17 @@ describe('discovering the projects of an organization', () => {
 
     const status = await runCli(['status'], { ...env, EVENTS_SCOPES: undefined });
     expect(status.code, status.stderr).toBe(0);
-    const line = (scope: string) => status.stdout.split('\n').find((l) => l.trimStart().startsWith(`${scope} `)) ?? '';
-    expect(line(`group:${PAYMENTS}`)).toMatch(new RegExp(`Payments.*discovered \\(org:${ORG}\\)`));
-    expect(line(`group:${HIDDEN}`)).toMatch(/Hidden.*USER_CANNOT_ACCESS_GROUP/);
-    expect(line(`org:${ORG}`)).toContain('configured');
+    const line = (text: string, scope: string) => text.split('\n').find((l) => l.trimStart().startsWith(`${scope} `)) ?? '';
+    expect(line(status.stdout, `group:${PAYMENTS}`)).toMatch(/Payments\s+ok\s/);
+    expect(line(status.stdout, `group:${HIDDEN}`)).toMatch(/Hidden\s+failing\s/);
+    expect(status.stdout).toContain('failing by error code: API_USER_CANNOT_ACCESS_GROUP 1\n');
+    const failing = await runCli(['status', '--failing'], { ...env, EVENTS_SCOPES: undefined });
+    expect(line(failing.stdout, `group:${HIDDEN}`)).toMatch(/Hidden.*USER_CANNOT_ACCESS_GROUP/);
+    expect(line(failing.stdout, `group:${PAYMENTS}`)).toBe('');
+    const detail = await runCli(['status', '--scope', `group:${PAYMENTS}`], { ...env, EVENTS_SCOPES: undefined });
+    expect(detail.stdout).toMatch(new RegExp(`^origin: +discovered \\(org:${ORG}\\)$`, 'm'));
+    const org = await runCli(['status', '--scope', `org:${ORG}`], { ...env, EVENTS_SCOPES: undefined });
+    expect(org.stdout).toMatch(/^origin: +configured$/m);
   });
 
   it('scheduler and worker: a project created mid-run is polled within a discovery interval; a removed one stops being polled and keeps its rows', async () => {

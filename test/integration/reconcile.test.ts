@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
+import { commandJsonSchema } from '../../src/report/json-output.js';
 import { runCli } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator, mirroredIds } from '../helpers/mirror.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
@@ -134,9 +135,12 @@ describe('reconcile', () => {
         .executeTakeFirstOrThrow();
       expect(rereads.n).toBeGreaterThanOrEqual(run.windows_reread);
     }
-    const after = await runCli(['status'], env);
-    expect(after.stdout).toMatch(/last reconcile/);
-    expect(after.stdout).toMatch(/recovered \d+ at /);
+    // status --json and --scope show each scope's last reconcile.
+    const after = commandJsonSchema.parse(JSON.parse((await runCli(['status', '--json'], env)).stdout));
+    const recovered = after.scopes.find((s) => s.lastReconcile?.result === 'recovered');
+    expect(recovered?.lastReconcile?.eventsRecovered).toBeGreaterThan(0);
+    const detail = await runCli(['status', '--scope', recovered!.scope], env);
+    expect(detail.stdout).toMatch(/^last reconcile: +recovered \d+ at /m);
   }, 240_000);
 
   it('a second reconcile right after finds nothing and spends one request per window', async () => {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandJsonSchema } from '../../src/report/json-output.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { runCli, spawnCli, waitForExit } from '../helpers/cli.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
@@ -55,14 +56,20 @@ describe('sync killed with SIGKILL mid-run, then run again', () => {
       await expectMirrorEqualsEmulator(warehouse.db, fixture.emulator.dataset, fixture.emulator.dataset.scopes());
 
       // `status` shows every scope caught up, without failures, with the events it holds.
-      const status = await runCli(['status'], env);
+      const status = await runCli(['status', '--json'], env);
       expect(status.code, status.stderr).toBe(0);
+      const doc = commandJsonSchema.parse(JSON.parse(status.stdout));
       for (const scope of fixture.emulator.dataset.scopes()) {
-        const row = status.stdout.split('\n').find((line) => line.startsWith(scope));
-        const held = fixture.emulator.dataset.validIds(scope).size.toLocaleString('en-US');
-        expect(row, status.stdout).toMatch(
-          new RegExp(`^${scope}\\s+-\\s+configured\\s+\\d{4}-\\d{2}-\\d{2}T\\S+Z\\s+\\S+.*\\s0\\s+-\\s+${held}\\s+-$`),
-        );
+        const entry = doc.scopes.find((s) => s.scope === scope);
+        expect(entry, status.stdout).toMatchObject({
+          origin: 'configured',
+          state: 'ok',
+          consecutiveFailures: 0,
+          lastError: null,
+          events: fixture.emulator.dataset.validIds(scope).size,
+          lastReconcile: null,
+        });
+        expect(entry!.watermark).not.toBeNull();
       }
     } finally {
       await warehouse.close();

@@ -77,12 +77,14 @@ describe('terminal escapes from the feed', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).not.toMatch(RAW_CONTROL);
     expect(status.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
-    // The schema-change table names the new event type; the scope table shows the 404's detail.
-    const lines = status.stdout.split('\n');
-    expect(
-      lines.find((line) => line.startsWith(`group:${MISSING}`)),
-      status.stdout,
-    ).toContain(HOSTILE_CUT);
+    // The failing scopes' table shows the 404's detail, cut to 80 columns counting the escapes.
+    const failing = await runCli(['status', '--failing'], env);
+    expect(failing.code, failing.stderr).toBe(0);
+    expect(failing.stdout).not.toMatch(RAW_CONTROL);
+    expect(failing.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
+    const row = failing.stdout.split('\n').find((line) => line.startsWith(`group:${MISSING}`));
+    expect(row, failing.stdout).toContain('404 GROUP_NOT_FOUND: \\x1b]0;');
+    expect(row!.length).toBeLessThanOrEqual(80);
 
     // The schema changes are listed by `status --schema-changes`, the new event type escaped.
     const changes = await runCli(['status', '--schema-changes'], env);

@@ -55,6 +55,9 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
     expect(status.stderr).toBe('');
     const lines = status.stdout.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(40);
+    expect(lines[0]).toBe('4 scopes: 4 ok, 0 failing, 0 lagging, 0 never synced');
+    // The summary and the table keep to 80 columns (the schema line names its command).
+    for (const line of lines.filter((l) => !l.startsWith('schema changes'))) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(status.stdout).toMatch(
       /^schema changes in the last 7 days: \d+ new event types, \d+ new fields of known types: npx events-mirror status --schema-changes lists them$/m,
     );
@@ -146,9 +149,14 @@ describe('command-line arguments on a PostgreSQL warehouse', () => {
 
     const status = await runCli(['status'], failing);
     expect(status.code, status.stderr).toBe(0);
-    const statusRow = status.stdout.split('\n').find((line) => line.startsWith(STRANGER))!;
+    expect(status.stdout.split('\n').find((line) => line.startsWith(STRANGER))).toMatch(/\sfailing\s/);
+    expect(status.stdout).toContain('failing scopes with their errors: npx events-mirror status --failing\n');
+    const failingRows = await runCli(['status', '--failing'], failing);
+    expect(failingRows.code, failingRows.stderr).toBe(0);
+    const statusRow = failingRows.stdout.split('\n').find((line) => line.startsWith(STRANGER))!;
     expect(statusRow).toContain('…');
-    expect(status.stdout).toContain(`the whole one with npx events-mirror status --scope ${STRANGER}`);
+    expect(statusRow.length).toBeLessThanOrEqual(80);
+    expect(failingRows.stdout).toContain(`whole error: npx events-mirror status --scope ${STRANGER}`);
 
     const detail = await runCli(['status', '--scope', STRANGER], failing);
     expect(detail.code, detail.stderr).toBe(0);

@@ -261,7 +261,7 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
       const scope = freshGroup();
       await recordAttempt(warehouse.db, scope, T0);
       await recordFailure(warehouse.db, scope, 'HTTP 500 from /groups/x/events', T0);
-      await recordFailure(warehouse.db, scope, 'HTTP 503 from /groups/x/events', T1);
+      await recordFailure(warehouse.db, scope, 'HTTP 503 from /groups/x/events', T1, 'API_503');
       expect(await getSyncState(warehouse.db, scope)).toEqual({
         scope,
         watermark: null,
@@ -269,6 +269,7 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
         lastSuccessAt: null,
         lastAttemptAt: T0,
         lastError: 'HTTP 503 from /groups/x/events',
+        lastErrorCode: 'API_503',
         consecutiveFailures: 2,
         polls: 0,
         lastPolledAt: null,
@@ -284,6 +285,7 @@ describe.each(['postgres', 'pglite'] as const)('warehouse repositories on %s', (
         lastSuccessAt: T1,
         lastAttemptAt: T0,
         lastError: null,
+        lastErrorCode: null,
         consecutiveFailures: 0,
         polls: 0,
         lastPolledAt: null,
