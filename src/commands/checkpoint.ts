@@ -88,7 +88,13 @@ async function checkpointJson(
     action: change.action,
     before: at(change.before),
     after: at(change.after),
-    settings: settings && { eventTypes: [...settings.eventTypes], includeRaw: settings.includeRaw, startDate: settings.startDate },
+    settings: settings && {
+      eventTypes: [...settings.eventTypes],
+      includeRaw: settings.includeRaw,
+      startDate: settings.startDate,
+      excludeEventTypes: settings.excludeEventTypes ? [...settings.excludeEventTypes] : null,
+      clusterNames: settings.clusterNames ? [...settings.clusterNames] : null,
+    },
   };
   return printableJson(commandJson('checkpoint', now, summary, health, new Map([[key, run]])));
 }

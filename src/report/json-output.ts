@@ -51,7 +51,13 @@ const checkpointRunSchema = z
     before: timestamp.nullable(),
     after: timestamp.nullable(),
     settings: z
-      .object({ eventTypes: z.array(z.string()), includeRaw: z.boolean(), startDate: z.string().nullable() })
+      .object({
+        eventTypes: z.array(z.string()),
+        includeRaw: z.boolean(),
+        startDate: z.string().nullable(),
+        excludeEventTypes: z.array(z.string()).nullable(),
+        clusterNames: z.array(z.string()).nullable(),
+      })
       .strict()
       .nullable(),
   })
