@@ -11,6 +11,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { eventsPath, type Scope } from '../scope.js';
 import { ApiError, ApiTransientError, describeFailure } from './api-error.js';
+import { readBucketHint } from './bucket-hints.js';
 import { DigestSession } from './digest-session.js';
 import { MAX_ITEMS_PER_PAGE, buildEventsTarget, type EventsQuery } from './events-query.js';
 import { readListedProject, type ListedProject } from './projects.js';
@@ -142,6 +143,8 @@ export class EventsClient {
       ? () => ({ dispatcher: injected, owned: false })
       : () => ({ dispatcher: createHttpDispatcher({ ...http, connections: 1 }), owned: true });
     const account = options.serviceAccount;
+    const budget = options.budget ?? memoryRequestBudget();
+    const metrics = options.metrics;
     this.#deps = {
       dispatcher,
       session: new DigestSession({ username: options.publicKey, password: options.privateKey }),
@@ -159,13 +162,24 @@ export class EventsClient {
             ...(options.now ? { now: options.now } : {}),
           })
         : undefined,
-      budget: options.budget ?? memoryRequestBudget(),
-      metrics: options.metrics,
+      budget,
+      metrics,
       reachability: this.reachability,
       logger,
       requestTimeoutMs: timeout,
       now: options.now ?? Date.now,
       accept: acceptHeader(this.#dialect, this.#version),
+      // The budget follows what the service says is left of the scope's token bucket.
+      onRateLimitHeaders: async (scope, answer) => {
+        const hint = readBucketHint(answer);
+        if (!hint) return;
+        metrics?.budgetRemaining.set({ scope_kind: scope.kind, scope: scope.key }, hint.remaining);
+        try {
+          await budget.heard?.(scope, hint);
+        } catch (error) {
+          logger.debug({ scope: scope.key, err: error }, `${scope.key}: the request budget could not record the service's rate-limit hint`);
+        }
+      },
     };
   }
 

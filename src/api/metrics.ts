@@ -1,6 +1,7 @@
 /**
  * The API client's Prometheus metrics, registered on a registry the caller owns (the worker's
- * `/metrics`). Labels stay low-cardinality: the scope kind, never the scope id.
+ * `/metrics`). Labels stay low-cardinality: the scope kind, never the scope id, except the one
+ * series a scope of budgetRemaining (issue 34's rule: a handful of series per scope at most).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -22,6 +23,11 @@ export interface ApiMetrics {
   readonly unpairedTexts: Counter<'scope_kind'>;
   /** Time from sending a request to having its whole body. */
   readonly latency: Histogram<'scope_kind' | 'status'>;
+  /**
+   * Tokens the service said were left in a scope's token bucket (Atlas v2 RateLimit-Remaining, 0 on a
+   * RATE_LIMITED_TOKEN_BUCKET 429), as of the last answer that said: one series per such scope.
+   */
+  readonly budgetRemaining: Gauge<'scope_kind' | 'scope'>;
   /** 1 while the service refuses a source's resource version (Atlas v2: 406, 410, 400 INVALID_VERSION_DATE), by credential name. */
   readonly versionRefused: Gauge<'source'>;
 }
@@ -64,6 +70,12 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
       help: 'Events API request latency, headers and body',
       labelNames: ['scope_kind', 'status'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    budgetRemaining: new Gauge({
+      name: 'events_mirror_api_budget_remaining',
+      help: "Tokens left in the scope's Atlas v2 token bucket, as the last answer that said so (RateLimit-Remaining, or a 429 RATE_LIMITED_TOKEN_BUCKET) told it",
+      labelNames: ['scope_kind', 'scope'],
       registers,
     }),
     versionRefused: new Gauge({

@@ -3,16 +3,41 @@
  * a minute per project (`group:`) and M per organization (`org:`), counted in fixed one-minute
  * windows by rate-limiter-flexible (in memory for one process, in Redis when workers share it).
  * A 429 pauses the scope for everyone who shares the budget.
+ *
+ * The budget listens (Atlas v2's token buckets): once an answer says how many tokens the scope's
+ * bucket has left (`RateLimit-Remaining`, `RateLimit-Limit`) or a 429 `RATE_LIMITED_TOKEN_BUCKET`
+ * body says how fast it refills, the scope follows that instead of the configured guess: tokens are
+ * counted down a request at a time, refilled at the bucket's rate (the configured rate until a 429
+ * body tells the real one), and a request waits while the count is at a small reserve
+ * (RESERVE_SHARE of the capacity, at least 2, below the capacity), so a fleet slows before it is refused. What was heard
+ * is kept for HINT_TTL_MS after the last answer that said it (in Redis for every worker); with
+ * no such answer the budget is the configured one, as before.
  */
 import { sleep } from '../abort.js';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Scope, ScopeKind } from '../scope.js';
+import type { BucketHint } from './bucket-hints.js';
 
 export interface RequestBudget {
   /** Waits until the scope may send one more request (abortable), then counts it. */
   take(scope: Scope, signal?: AbortSignal): Promise<void>;
   /** Holds every request of the scope back for `ms` (after a 429). Never shortens a longer pause. */
+  pause(scope: Scope, ms: number): Promise<void>;
+  /** Follows what an answer said of the scope's token bucket (budgets that meter elsewhere leave it out). */
+  heard?(scope: Scope, hint: BucketHint): Promise<void>;
+}
+
+/** How long a scope follows what it heard after the last answer that said it. */
+export const HINT_TTL_MS = 120_000;
+/** The share of the bucket's capacity kept back for requests already in flight (at least 2 tokens). */
+export const RESERVE_SHARE = 0.05;
+
+/** Where what was heard is kept: this process's memory, or Redis for every worker. */
+interface HeardStore {
+  /** undefined: nothing heard (use the configured budget); 0: a token was taken; else ms to wait. */
+  take(scope: Scope): Promise<number | undefined>;
+  heard(scope: Scope, hint: BucketHint, fallbackRefillPerMs: number): Promise<void>;
   pause(scope: Scope, ms: number): Promise<void>;
 }
 
@@ -32,6 +57,8 @@ export function memoryRequestBudget(perMinute: RequestsPerMinute = DEFAULT_REQUE
       org: new RateLimiterMemory({ points: perMinute.org, duration: 60, keyPrefix: 'org' }),
     },
     (ms) => ms / 1000,
+    memoryHeardStore(),
+    perMinute,
   );
 }
 
@@ -40,8 +67,11 @@ export function redisRequestBudget(redis: Redis, perMinute: RequestsPerMinute, k
   const make = (points: number, kind: ScopeKind): RateLimiterRedis =>
     new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix: `${keyPrefix}:budget:${kind}` });
   // Redis expiries are whole seconds here, and a zero would mean "never expires": round up.
-  return limiterBudget({ group: make(perMinute.group, 'group'), org: make(perMinute.org, 'org') }, (ms) =>
-    Math.max(1, Math.ceil(ms / 1000)),
+  return limiterBudget(
+    { group: make(perMinute.group, 'group'), org: make(perMinute.org, 'org') },
+    (ms) => Math.max(1, Math.ceil(ms / 1000)),
+    redisHeardStore(redis, keyPrefix),
+    perMinute,
   );
 }
 
@@ -50,6 +80,7 @@ export async function forgetRequestBudget(redis: Redis, keyPrefix: string, scope
   await new RateLimiterRedis({ storeClient: redis, points: 1, duration: 60, keyPrefix: `${keyPrefix}:budget:${scope.kind}` }).delete(
     scope.key,
   );
+  await redis.del(heardKey(keyPrefix, scope));
 }
 
 /** A budget that never waits, for tests and callers that meter elsewhere. */
@@ -57,12 +88,23 @@ export function unlimitedRequestBudget(): RequestBudget {
   return { take: async () => {}, pause: async () => {} };
 }
 
-function limiterBudget(limiters: Limiters, toBlockSeconds: (ms: number) => number): RequestBudget {
+function limiterBudget(
+  limiters: Limiters,
+  toBlockSeconds: (ms: number) => number,
+  store: HeardStore,
+  perMinute: RequestsPerMinute,
+): RequestBudget {
   return {
     async take(scope, signal) {
       const limiter = limiters[scope.kind];
       for (;;) {
         signal?.throwIfAborted();
+        const wait = await store.take(scope);
+        if (wait === 0) return;
+        if (wait !== undefined) {
+          await sleep(wait, signal);
+          continue;
+        }
         try {
           await limiter.consume(scope.key, 1);
           return;
@@ -74,10 +116,126 @@ function limiterBudget(limiters: Limiters, toBlockSeconds: (ms: number) => numbe
     },
     async pause(scope, ms) {
       if (ms <= 0) return;
+      await store.pause(scope, ms);
       const limiter = limiters[scope.kind];
       const current = await limiter.get(scope.key);
       if (current && current.consumedPoints > limiter.points && current.msBeforeNext >= ms) return;
       await limiter.block(scope.key, toBlockSeconds(ms));
+    },
+    async heard(scope, hint) {
+      await store.heard(scope, hint, perMinute[scope.kind] / 60_000);
+    },
+  };
+}
+
+/** The tokens kept back: RESERVE_SHARE of the capacity, at least 2, and always one less than the capacity. */
+function reserveOf(capacity: number): number {
+  return Math.min(Math.max(2, Math.ceil(capacity * RESERVE_SHARE)), capacity - 1);
+}
+
+interface Heard {
+  tokens: number;
+  atMs: number;
+  refillPerMs: number;
+  capacity: number;
+  pausedUntilMs: number;
+  expiresMs: number;
+}
+
+function memoryHeardStore(now: () => number = Date.now): HeardStore {
+  const scopes = new Map<string, Heard>();
+  const current = (scope: Scope): Heard | undefined => {
+    const heard = scopes.get(scope.key);
+    if (heard && heard.expiresMs <= now()) scopes.delete(scope.key);
+    return scopes.get(scope.key);
+  };
+  return {
+    async take(scope) {
+      const heard = current(scope);
+      if (!heard) return undefined;
+      const at = now();
+      if (heard.pausedUntilMs > at) return heard.pausedUntilMs - at;
+      heard.tokens = Math.min(heard.capacity, heard.tokens + Math.max(0, at - heard.atMs) * heard.refillPerMs);
+      heard.atMs = at;
+      const reserve = reserveOf(heard.capacity);
+      if (heard.tokens - 1 >= reserve) {
+        heard.tokens -= 1;
+        return 0;
+      }
+      return Math.ceil((reserve + 1 - heard.tokens) / heard.refillPerMs);
+    },
+    async heard(scope, hint, fallbackRefillPerMs) {
+      const before = current(scope);
+      const at = now();
+      scopes.set(scope.key, {
+        tokens: hint.remaining,
+        atMs: at,
+        refillPerMs: hint.refillPerSecond !== undefined ? hint.refillPerSecond / 1000 : (before?.refillPerMs ?? fallbackRefillPerMs),
+        capacity: hint.capacity,
+        pausedUntilMs: before?.pausedUntilMs ?? 0,
+        expiresMs: at + HINT_TTL_MS,
+      });
+    },
+    async pause(scope, ms) {
+      const heard = current(scope);
+      if (heard) heard.pausedUntilMs = Math.max(heard.pausedUntilMs, now() + ms);
+    },
+  };
+}
+
+function heardKey(keyPrefix: string, scope: Scope): string {
+  return `${keyPrefix}:budget:heard:${scope.key}`;
+}
+
+// The same arithmetic as memoryHeardStore's, atomic in Redis, on Redis's clock (workers' clocks differ).
+const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
+const TAKE_SCRIPT = `${NOW_MS}
+local s = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'refill', 'capacity', 'paused')
+if not s[1] then return -1 end
+local paused = tonumber(s[5] or '0')
+if paused > now then return paused - now end
+local capacity = tonumber(s[4])
+local refill = tonumber(s[3])
+local tokens = math.min(capacity, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * refill)
+local reserve = math.min(math.max(2, math.ceil(capacity * tonumber(ARGV[1]))), capacity - 1)
+if tokens - 1 >= reserve then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+  return 0
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+return math.ceil((reserve + 1 - tokens) / refill)`;
+const HEARD_SCRIPT = `${NOW_MS}
+local refill = tonumber(ARGV[3])
+if refill == nil then refill = tonumber(redis.call('HGET', KEYS[1], 'refill') or ARGV[4]) end
+redis.call('HSET', KEYS[1], 'tokens', ARGV[1], 'capacity', ARGV[2], 'refill', tostring(refill), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+const PAUSE_SCRIPT = `${NOW_MS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local till = now + tonumber(ARGV[1])
+if till > tonumber(redis.call('HGET', KEYS[1], 'paused') or '0') then redis.call('HSET', KEYS[1], 'paused', tostring(till)) end
+return 1`;
+
+function redisHeardStore(redis: Redis, keyPrefix: string): HeardStore {
+  return {
+    async take(scope) {
+      const wait = Number(await redis.eval(TAKE_SCRIPT, 1, heardKey(keyPrefix, scope), String(RESERVE_SHARE)));
+      return wait < 0 ? undefined : wait;
+    },
+    async heard(scope, hint, fallbackRefillPerMs) {
+      await redis.eval(
+        HEARD_SCRIPT,
+        1,
+        heardKey(keyPrefix, scope),
+        String(hint.remaining),
+        String(hint.capacity),
+        hint.refillPerSecond === undefined ? '' : String(hint.refillPerSecond / 1000),
+        String(fallbackRefillPerMs),
+        String(HINT_TTL_MS),
+      );
+    },
+    async pause(scope, ms) {
+      await redis.eval(PAUSE_SCRIPT, 1, heardKey(keyPrefix, scope), String(Math.ceil(ms)));
     },
   };
 }

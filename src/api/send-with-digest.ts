@@ -14,6 +14,7 @@ import type { ApiMetrics } from './metrics.js';
 import type { ApiReachability } from './reachability.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { isTokenRefused } from './token-refusal.js';
+import type { RateLimitHeaders } from './bucket-hints.js';
 import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
@@ -33,16 +34,11 @@ export interface ExchangeDeps {
   readonly now: () => number;
   /** The dialect's media type: application/json on v1, application/vnd.atlas.<version>+json on Atlas v2. */
   readonly accept: string;
-  /** Told the rate-limit headers of every answer (Atlas v2's token buckets). */
-  readonly onRateLimitHeaders?: (scope: Scope, headers: RateLimitHeaders) => void;
+  /** Told the rate-limit headers of every answer (Atlas v2's token buckets); awaited before the answer is read. */
+  readonly onRateLimitHeaders?: (scope: Scope, headers: RateLimitHeaders) => Promise<void> | void;
 }
 
-export interface RateLimitHeaders {
-  readonly status: number;
-  readonly limit: string | undefined;
-  readonly remaining: string | undefined;
-  readonly bodyText: string | undefined;
-}
+export type { RateLimitHeaders } from './bucket-hints.js';
 
 /** Challenges one attempt may answer before it counts as a transient failure (a nonce churn). */
 const MAX_CHALLENGES_PER_ATTEMPT = 4;
@@ -123,7 +119,7 @@ export async function sendWithDigest(
       `${context.method} ${context.target} ${status} in ${Math.round(elapsedMs)} ms`,
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
-    deps.onRateLimitHeaders?.(scope, {
+    await deps.onRateLimitHeaders?.(scope, {
       status,
       limit: headerText(headers['ratelimit-limit']),
       remaining: headerText(headers['ratelimit-remaining']),

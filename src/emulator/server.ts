@@ -83,6 +83,8 @@ export interface EmulatorStats {
   staleChallenges: number;
   dropped: number;
   cutBodies: number;
+  /** 429 RATE_LIMITED_TOKEN_BUCKET answers (an empty v2 token bucket), a part of byStatus[429]. */
+  tokenBucketRefusals: number;
 }
 
 export interface RunningEmulator {
@@ -164,7 +166,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     now,
     passwordOf: (username) => keyByPublic.get(username)?.privateKey,
   });
-  const stats: EmulatorStats = { requests: 0, byStatus: {}, challenges: 0, staleChallenges: 0, dropped: 0, cutBodies: 0 };
+  const stats: EmulatorStats = {
+    requests: 0,
+    byStatus: {},
+    challenges: 0,
+    staleChallenges: 0,
+    dropped: 0,
+    cutBodies: 0,
+    tokenBucketRefusals: 0,
+  };
   const live = new LiveEvents(
     dataset,
     now,
@@ -327,6 +337,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       headers['RateLimit-Remaining'] = String(answer.ok ? answer.remaining : 0);
     }
     if (answer.ok) return;
+    stats.tokenBucketRefusals += 1;
     headers['Retry-After'] = String(answer.retryAfterSec);
     throw rateLimitedTokenBucket(path, answer.retryAfterSec, answer.size.capacity, answer.size.refill, answer.periodSeconds, hints);
   }

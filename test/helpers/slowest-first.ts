@@ -11,6 +11,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const SLOW_TEST_FILES: readonly string[] = [
+  'test/integration/atlas-v2-token-buckets.test.ts',
   'test/integration/silent-network-e2e.test.ts',
   'test/integration/quick-start.test.ts',
   'test/integration/test-services.test.ts',

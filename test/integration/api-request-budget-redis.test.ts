@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/services.js';
-import { redisRequestBudget } from '../../src/api/request-budget.js';
+import { HINT_TTL_MS, forgetRequestBudget, redisRequestBudget } from '../../src/api/request-budget.js';
 import { parseScope } from '../../src/scope.js';
 
 const prefix = `events-mirror-test:${randomUUID()}`;
@@ -66,5 +66,27 @@ describe('redisRequestBudget', () => {
     const shortTtl = await redisA.pttl(`${prefix}:pause:budget:group:group:g9`);
     expect(shortTtl).toBeGreaterThan(0);
     expect(shortTtl).toBeLessThanOrEqual(1000);
+  });
+
+  it("follows what one worker heard of a scope's token bucket on every worker, for a while", async () => {
+    const a = redisRequestBudget(redisA, { group: 3, org: 10 }, `${prefix}:heard`);
+    const b = redisRequestBudget(redisB, { group: 3, org: 10 }, `${prefix}:heard`);
+    const g = parseScope('group:g1');
+    // Worker A hears 100 left: worker B sends more than its configured 3 a minute.
+    await a.heard!(g, { remaining: 100, capacity: 300, refillPerSecond: undefined });
+    for (let i = 0; i < 6; i += 1) expect(await settlesSoon(b.take(g))).toBe(true);
+    const ttl = await redisA.pttl(`${prefix}:heard:budget:heard:group:g1`);
+    expect(ttl).toBeGreaterThan(HINT_TTL_MS - 5_000);
+    expect(ttl).toBeLessThanOrEqual(HINT_TTL_MS);
+    // A refusal: none left, refilling 20 a second; the reserve is 15, so B waits about 0.8 s.
+    await a.heard!(g, { remaining: 0, capacity: 300, refillPerSecond: 20 });
+    const started = performance.now();
+    const held = b.take(g);
+    expect(await settlesSoon(held)).toBe(false);
+    await held;
+    expect(performance.now() - started).toBeGreaterThan(600);
+    // forget drops what was heard with the rest of the scope's budget.
+    await forgetRequestBudget(redisA, `${prefix}:heard`, g);
+    expect(await redisA.exists(`${prefix}:heard:budget:heard:group:g1`)).toBe(0);
   });
 });
