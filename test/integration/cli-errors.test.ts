@@ -276,9 +276,13 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     // The table shows the answer, cut to its cell; `status --scope` prints the whole error.
     expect(sync.stdout).toMatch(/org:nosuchorg .*failed: 404 ORG_NOT_FOUND: /);
     expect(sync.stderr, 'our own failures are logged without a stack').not.toMatch(/"stack"|\n\s+at /);
+    // `status` counts it by its code; `--failing` shows its answer, cut to the cell.
     const status = await runCli(['status'], env);
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/org:nosuchorg .* 404 ORG_NOT_FOUND/);
+    expect(status.stdout).toMatch(/^org:nosuchorg .*failing/m);
+    expect(status.stdout).toContain('API_ORG_NOT_FOUND');
+    const failing = await runCli(['status', '--failing'], env);
+    expect(failing.stdout).toMatch(/org:nosuchorg .*404 ORG_NOT_FOUND/);
     const detail = await runCli(['status', '--scope', 'org:nosuchorg'], env);
     expect(detail.code).toBe(0);
     expect(detail.stdout).toMatch(
