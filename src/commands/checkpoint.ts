@@ -7,12 +7,12 @@ import type { Scope } from '../scope.js';
 import { changeCheckpoint } from '../sync/checkpoint.js';
 import { scopeLockFor } from '../sync/lock.js';
 import { openWarehouse, syncSettings } from '../sync/runtime.js';
-import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
+import type { ScopeRunJson } from '../report/json-output.js';
 import { formatTimestamp, isoTimestamp } from '../time.js';
 import { getSyncState, type SyncState } from '../warehouse/state.repository.js';
 import type { Database } from '../warehouse/tables.js';
 import { EXIT_OK, action, createContext } from './context.js';
-import { lagThresholdMs, readScopes } from './fleet.js';
+import { scopesRunJson } from './fleet.js';
 import { requireKnownScopes } from './known-scopes.js';
 import { isoDate, scopeArg } from './options.js';
 
@@ -79,8 +79,6 @@ async function checkpointJson(
   key: string,
   change: { before: SyncState | undefined; after: SyncState | undefined; action: 'show' | 'set' | 'reset' },
 ): Promise<string> {
-  const now = new Date();
-  const { health, summary } = await readScopes(db, config, [key], { now, lagThresholdMs: lagThresholdMs(config) });
   const at = (s: SyncState | undefined) => (s?.watermark ? isoTimestamp(s.watermark) : null);
   const settings = change.after?.settings ?? null;
   const run: ScopeRunJson = {
@@ -96,7 +94,7 @@ async function checkpointJson(
       clusterNames: settings.clusterNames ? [...settings.clusterNames] : null,
     },
   };
-  return printableJson(commandJson('checkpoint', now, summary, health, new Map([[key, run]])));
+  return scopesRunJson(db, config, 'checkpoint', new Date(), new Map([[key, run]]));
 }
 
 function describe(key: string, state: SyncState | undefined): string {

@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { commandJson, printableJson, type CommandJson, type ScopeRunJson } from '../report/json-output.js';
 import { scopeHealth, summarize, type FleetSummary, type ScopeHealth } from '../report/scope-health.js';
 import { lastReconciles } from '../warehouse/reconcile.repository.js';
 import { listKnownScopes, type KnownScope } from '../warehouse/scopes.repository.js';
@@ -55,4 +56,19 @@ export async function readScopes(
   const byScope = new Map(fleet.health.map((h) => [h.scope, h]));
   const health = scopes.map((s) => byScope.get(s)).filter((h): h is ScopeHealth => h !== undefined);
   return { health, summary: summarize(health, options.lagThresholdMs) };
+}
+
+/**
+ * The `--json` document of a command that worked on some scopes (sync --once, reconcile,
+ * checkpoint): each scope's health as the warehouse now has it, with what this run did to it.
+ */
+export async function scopesRunJson(
+  db: Kysely<Database>,
+  config: Config,
+  command: CommandJson['command'],
+  now: Date,
+  runs: ReadonlyMap<string, ScopeRunJson>,
+): Promise<string> {
+  const { health, summary } = await readScopes(db, config, [...runs.keys()], { now, lagThresholdMs: lagThresholdMs(config) });
+  return printableJson(commandJson(command, now, summary, health, runs));
 }

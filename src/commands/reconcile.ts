@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { requireApiAccess } from '../config.js';
 import { UsageError, errorCodeOf, errorMessage } from '../errors.js';
-import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
+import type { ScopeRunJson } from '../report/json-output.js';
 import { renderReconcileSummary } from '../report/reconcile-report.js';
 import type { Scope } from '../scope.js';
 import { listenForShutdown } from '../shutdown-signals.js';
@@ -11,7 +11,7 @@ import { isReconciled, reconcileScope, type ReconcileScopeResult } from '../sync
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
-import { lagThresholdMs, readScopes } from './fleet.js';
+import { scopesRunJson } from './fleet.js';
 import { requireKnownScopes } from './known-scopes.js';
 import { collectScopes, isoDate, isoDateEnd } from './options.js';
 import { selectScopes } from './select-scopes.js';
@@ -62,16 +62,8 @@ async function runReconcile(options: ReconcileOptions): Promise<number> {
       }),
     );
     if (options.json) {
-      const now = new Date();
-      const { health, summary } = await readScopes(
-        runtime.warehouse.db,
-        config,
-        results.map((r) => r.scope),
-        { now, lagThresholdMs: lagThresholdMs(config) },
-      );
-      process.stdout.write(
-        printableJson(commandJson('reconcile', now, summary, health, new Map(results.map((r) => [r.scope, reconcileRunJson(r)])))),
-      );
+      const runs = new Map(results.map((r) => [r.scope, reconcileRunJson(r)]));
+      process.stdout.write(await scopesRunJson(runtime.warehouse.db, config, 'reconcile', new Date(), runs));
     } else {
       process.stdout.write(renderReconcileSummary(results));
     }

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { requireApiAccess } from '../config.js';
 import { UsageError, errorCodeOf, errorMessage } from '../errors.js';
-import { commandJson, printableJson, type ScopeRunJson } from '../report/json-output.js';
+import type { ScopeRunJson } from '../report/json-output.js';
 import { plural } from '../report/shorten.js';
 import { renderSyncSummary } from '../report/sync-summary.js';
 import { mapWithConcurrency } from '../sync/concurrency.js';
@@ -15,7 +15,7 @@ import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import type { Scope } from '../scope.js';
 import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
 import { serveWarehouse, type ServedWarehouse } from '../warehouse/pglite-served.js';
-import { lagThresholdMs, readScopes } from './fleet.js';
+import { scopesRunJson } from './fleet.js';
 import { collectScopes, portArg, positiveInt } from './options.js';
 import { terminalProgress } from './progress.js';
 import { selectScopes } from './select-scopes.js';
@@ -122,16 +122,8 @@ async function runSync(options: SyncOptions): Promise<number> {
       });
       progress?.stop();
       if (options.json) {
-        const now = runtime.ctx.now();
-        const { health, summary } = await readScopes(
-          runtime.warehouse.db,
-          config,
-          results.map((r) => r.scope),
-          { now, lagThresholdMs: lagThresholdMs(config) },
-        );
-        process.stdout.write(
-          printableJson(commandJson('sync', now, summary, health, new Map(results.map((r) => [r.scope, syncRunJson(r)])))),
-        );
+        const runs = new Map(results.map((r) => [r.scope, syncRunJson(r)]));
+        process.stdout.write(await scopesRunJson(runtime.warehouse.db, config, 'sync', runtime.ctx.now(), runs));
       } else {
         process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
       }

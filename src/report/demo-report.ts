@@ -5,6 +5,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../warehouse/database.js';
 import { formatTimestamp } from '../time.js';
+import { topActors } from './report-data.js';
 import { plural } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
@@ -44,15 +45,7 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date, filter: 
       .orderBy('day', 'desc')
       .limit(7)
       .execute(),
-    db
-      .selectFrom('actor_activity')
-      .where(within('created'))
-      .select(['actor', 'actor_kind', sql<number>`count(*)::int`.as('events')])
-      .groupBy(['actor', 'actor_kind'])
-      .orderBy('events', 'desc')
-      .orderBy('actor')
-      .limit(5)
-      .execute(),
+    topActors(db, within('created'), 5),
     db
       .selectFrom('automation_config_changes')
       .where(within('created'))

@@ -1,5 +1,5 @@
 /** What the HTML report shows, read from the warehouse's tables and report views for a period and scopes. */
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { AlertEpisodesView, Database, SecurityAuditView, SyncLagView } from '../warehouse/database.js';
 import { loadSummaryFigures, type SummaryFigures } from './summary-data.js';
 import { chooseTypeBands, type TypeBands } from './type-bands.js';
@@ -54,6 +54,19 @@ const TOP_ACTORS = 12;
 const LATEST_SECURITY = 25;
 const TOP_PLACES = 12;
 const TOP_TYPES = 25;
+
+/** The actors with the most events where `where` holds, most first (the HTML report's and the terminal summary's). */
+export function topActors(db: Kysely<Database>, where: RawBuilder<SqlBool>, limit: number) {
+  return db
+    .selectFrom('actor_activity')
+    .where(where)
+    .select(['actor', 'actor_kind', sql<number>`count(*)::int`.as('events')])
+    .groupBy(['actor', 'actor_kind'])
+    .orderBy('events', 'desc')
+    .orderBy('actor')
+    .limit(limit)
+    .execute();
+}
 
 const day = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`;
 
@@ -115,15 +128,7 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
         .orderBy('alert_id')
         .limit(MAX_EPISODES)
         .execute(),
-      db
-        .selectFrom('actor_activity')
-        .where(within('created'))
-        .select(['actor', 'actor_kind', sql<number>`count(*)::int`.as('events')])
-        .groupBy(['actor', 'actor_kind'])
-        .orderBy('events', 'desc')
-        .orderBy('actor')
-        .limit(TOP_ACTORS)
-        .execute(),
+      topActors(db, within('created'), TOP_ACTORS),
       db
         .selectFrom('security_audit')
         .where(within('created'))
