@@ -10,6 +10,8 @@
  *
  * Scaled: the period is 30 s instead of the service's 60 (the run would take minutes), and the
  * mirror's configured budget with it (api.requestsPerMinute = refill × 60 / period: 200 and 500).
+ * BUCKET_PERIOD_SECONDS=60 runs it at the service's period and the default budget (100 and 250): on
+ * 2026-11-27, 0 token-bucket 429s of 480 requests with the hints, 25 % without, 150 s a run.
  * 200,000 events are fewer requests than the two buckets hold, so another reader of the same scopes
  * empties them just before the mirror starts, as a second deployment or a SIEM's collector would.
  * Measured (2026-11-27, 2 cores, the two runs side by side): following the hints, 0 refusals of
@@ -32,7 +34,8 @@ import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fix
 
 const ORG = '5f0000000000000000000355';
 const PROJECT = '6a0000000000000000000355';
-const PERIOD_SECONDS = 30;
+/** BUCKET_PERIOD_SECONDS=60 runs it at the service's own period (a run of about twice the time). */
+const PERIOD_SECONDS = Number(process.env.BUCKET_PERIOD_SECONDS ?? 30);
 const DAYS = 20;
 const EVENTS_PER_SCOPE = 100_000;
 const BUCKETS = { group: { capacity: 300, refill: 100 }, org: { capacity: 500, refill: 250 } } as const;
