@@ -19,7 +19,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from '../helpers/cli.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { checkpointedScopes, createTestDatabase } from '../helpers/database.js';
 import { freePort, sleep, startCli, startPrivateRedis, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -84,14 +84,7 @@ async function main(): Promise<void> {
     const workers = metricsPorts.map((port, i) => startCli(`worker${i + 1}`, ['worker'], { ...env, METRICS_PORT: String(port) }));
     processes.push(scheduler, ...workers);
     const db = warehouse.db;
-    const checkpointed = async () =>
-      (
-        await db
-          .selectFrom('sync_state')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('watermark', 'is not', null)
-          .executeTakeFirstOrThrow()
-      ).n;
+    const checkpointed = () => checkpointedScopes(db);
     const warmStarted = Date.now();
     await waitFor('a first checkpoint for every scope', async () => (await checkpointed()) >= scopesTotal, 3_600_000, 2_000);
     const warmUpSeconds = (Date.now() - warmStarted) / 1000;

@@ -12,7 +12,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import { createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 import { writeConfigFile } from '../helpers/cli.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { checkpointedScopes, createTestDatabase } from '../helpers/database.js';
 import { freePort, sleep, startCli, startPrivateRedis, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 
 const SCOPES = 1000;
@@ -63,14 +63,7 @@ async function main(): Promise<void> {
     const worker = startCli('worker', ['worker'], env);
     processes.push(scheduler, worker);
     const db = warehouse.db;
-    const checkpointed = async () =>
-      (
-        await db
-          .selectFrom('sync_state')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('watermark', 'is not', null)
-          .executeTakeFirstOrThrow()
-      ).n;
+    const checkpointed = () => checkpointedScopes(db);
     await waitFor('a first checkpoint for every scope', async () => (await checkpointed()) === SCOPES, 60_000, 500);
     await sleep(1_000);
 

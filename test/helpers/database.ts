@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { IN_MEMORY, createWarehouse, type Warehouse } from '../../src/warehouse/database.js';
+import { IN_MEMORY, createWarehouse, type Database, type Warehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
 
 import { ADMIN_DATABASE_URL } from './services.js';
@@ -183,4 +184,14 @@ export async function openMigratedWarehouse(kind: WarehouseKind, schema = 'event
     await opened.close();
     throw error;
   }
+}
+
+/** How many scopes have a checkpoint: the benchmarks wait for every scope's first one. */
+export async function checkpointedScopes(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('sync_state')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('watermark', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return row.n;
 }
