@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { ADMIN_URL, copyMigratedDataDir, type EmbeddedDataDir } from '../helpers/database.js';
+import { emulatorEnv } from '../helpers/emulator.js';
 import { startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
@@ -68,12 +69,8 @@ describe('sync --serve-sql', () => {
       days: 1,
     });
     dataDir = copyMigratedDataDir()!;
-    const key = emulator.keys[0]!;
     env = {
-      EVENTS_API_BASE_URL: emulator.baseUrl,
-      EVENTS_API_PUBLIC_KEY: key.publicKey,
-      EVENTS_API_PRIVATE_KEY: key.privateKey,
-      EVENTS_SCOPES: emulator.dataset.scopes().join(','),
+      ...emulatorEnv(emulator),
       EVENTS_START_DATE: daysAgo(2).toISOString(),
       EVENTS_MIRROR_DATA_DIR: dataDir.dataDir,
       EVENTS_POLL_INTERVAL_SECONDS: '2',
