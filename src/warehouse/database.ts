@@ -78,9 +78,13 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
     : await pgliteDialect(options.dataDir, setSearchPath);
   const root = new Kysely<Database>({ dialect });
   const destroy = async () => {
+    // PGlite's close sets process.exitCode to 0 (its runtime exiting), which would turn a failed
+    // run that closes its warehouse afterwards into a success.
+    const exitCode = process.exitCode;
     try {
       await root.destroy();
     } finally {
+      process.exitCode = exitCode;
       lock?.release();
     }
   };

@@ -84,9 +84,16 @@ export async function createMigratedTestDatabase(): Promise<TestDatabase> {
   return template ? newDatabase(template) : createTemplateDatabase(ADMIN_URL);
 }
 
+/**
+ * As for `migrate` run by hand: no query deadline. And a minute to connect: at the start of a run on
+ * a loaded CI machine (a CLI build, PGlite's initdb and a new server at once) connecting has taken
+ * longer than the 10 s a worker waits.
+ */
+const MIGRATION_DEADLINES = { connectTimeoutMs: 60_000, queryTimeoutMs: 0 };
+
 /** Migrates the database at `url` to the latest version in schema `events_mirror`. */
 export async function migrateDatabase(url: string): Promise<void> {
-  const warehouse = await createWarehouse({ url, schema: TEMPLATE_SCHEMA, dataDir: 'unused' });
+  const warehouse = await createWarehouse({ url, schema: TEMPLATE_SCHEMA, dataDir: 'unused', deadlines: MIGRATION_DEADLINES });
   try {
     await migrateToLatest(warehouse);
   } finally {

@@ -15,6 +15,8 @@ import { buildCli } from './cli-build.js';
 import { createPgliteTemplate, createTemplateDatabase, PGLITE_TEMPLATE_ENV, TEMPLATE_DATABASE_ENV, type TestDatabase } from './database.js';
 import { startPrivatePostgres, privatePostgresUnavailable, type PrivatePostgres } from './private-postgres.js';
 import { startPrivateRedis, type PrivateRedis } from './queue-processes.js';
+import { describeUrl } from '../../src/warehouse/database.js';
+import { errorMessage } from '../../src/errors.js';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services.js';
 
 const PROBE_TIMEOUT_MS = 3_000;
@@ -148,6 +150,11 @@ function removeOnExit(services: RunServices): () => void {
   };
 }
 
+function valueOf<T>(step: PromiseSettledResult<T>): T {
+  if (step.status === 'rejected') throw step.reason;
+  return step.value;
+}
+
 function log(line: string): void {
   process.stderr.write(`[test services] ${line}\n`);
 }
@@ -187,17 +194,27 @@ export default async function setup(): Promise<() => Promise<void>> {
     // PostgreSQL database and embedded warehouse that each test's migrated one is copied from
     // (test/helpers/database.ts).
     const pgliteTemplate = path.join(services.dir, 'pglite-template');
-    const [cliEntry, template] = await Promise.all([
+    const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? ADMIN_DATABASE_URL;
+    // Every step ends before a failure is thrown: a step still running when vitest has set the
+    // failed run's exit code could change it (PGlite's close sets process.exitCode to 0), and the
+    // folder must not be removed under it.
+    const [cli, template, pglite] = await Promise.allSettled([
       buildCli(PROJECT_ROOT, path.join(services.dir, 'cli')),
-      createTemplateDatabase(process.env.TEST_ADMIN_DATABASE_URL ?? ADMIN_DATABASE_URL),
+      createTemplateDatabase(adminUrl).catch((error: unknown) => {
+        throw new Error(
+          `cannot create the run's template database at ${describeUrl(adminUrl)}: ${errorMessage(error)}; TEST_ADMIN_DATABASE_URL must name a primary server (not a standby) and a role that may create databases (CREATEDB)`,
+          { cause: error },
+        );
+      }),
       createPgliteTemplate(pgliteTemplate),
     ]);
+    if (template.status === 'fulfilled') services.template = template.value;
+    process.env[TEMPLATE_DATABASE_ENV] = valueOf(template).name;
+    valueOf(pglite);
     process.env[PGLITE_TEMPLATE_ENV] = pgliteTemplate;
-    services.template = template;
-    process.env[CLI_ENTRY_ENV] = cliEntry;
-    process.env[TEMPLATE_DATABASE_ENV] = template.name;
+    process.env[CLI_ENTRY_ENV] = valueOf(cli);
   } catch (error) {
-    services.closeNow();
+    await services.close();
     forget();
     throw error;
   }

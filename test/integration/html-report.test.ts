@@ -127,7 +127,7 @@ describe('report --html', () => {
     expect(opened.text).toMatch(/UNSUCCESSFUL_LOGIN_AUDIT|SUCCESSFUL_LOGIN_AUDIT/);
     // Values in human units; no action without a database listed as a collection.
     expect(opened.text).not.toMatch(/\d (BYTES|KILOBYTES|MEGABYTES|GIGABYTES|TERABYTES|SECONDS|HOURS|DAYS|MILLISECONDS)\b/);
-    expect(opened.text).toMatch(/\d (GB|MB|KB|TB|h|min|d) /);
+    expect(opened.text).toMatch(/\d (GB|MB|KB|TB|h|min|d)\b/);
     expect(opened.text).not.toContain('(all databases)');
     // The key figures: the period's events as the events section counts them, each against the period before.
     const [, events] = /([\d,]+) events of \d+ types/.exec(opened.text) ?? [];

@@ -2,7 +2,7 @@
  * `npm test` on a machine where nothing listens: the global setup starts a throwaway PostgreSQL and
  * redis-server, the tests pass against them, and nothing it started is left afterwards — after a
  * passing run, a failing run and Ctrl-C. Without redis-server installed the run stops at once with
- * the fix. Each case runs a small part of the suite in a child vitest with both URLs on closed ports.
+ * the fix, and a server that takes no CREATE DATABASE fails the run with the fix. Each case runs a small part of the suite in a child vitest with both URLs on closed ports.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -11,6 +11,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { freePort, waitFor } from '../helpers/queue-processes.js';
+import { ADMIN_DATABASE_URL, REDIS_URL } from '../helpers/services.js';
+import { describeUrl } from '../../src/warehouse/database.js';
 
 const VITEST = path.join(PROJECT_ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const SMALL_PART = [
@@ -109,6 +111,20 @@ describe('the suite on a machine where nothing answers', () => {
     expect(run.output).toMatch(/failed/);
     expectNothingLeft(run, env);
   }, 180_000);
+
+  it('fails the run, naming the fix, when the template database cannot be created', async () => {
+    // A server that answers but takes no CREATE DATABASE, as a standby would. The CLI build and the
+    // embedded template are still being made when that fails; the run must still end failed.
+    const standby = new URL(ADMIN_DATABASE_URL);
+    standby.searchParams.set('options', '-c default_transaction_read_only=on');
+    const run = await runPart('standby', SMALL_PART, { TEST_ADMIN_DATABASE_URL: standby.toString(), TEST_REDIS_URL: REDIS_URL });
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(`cannot create the run's template database at ${describeUrl(ADMIN_DATABASE_URL)}`);
+    expect(run.output).toContain('read-only transaction');
+    expect(run.output).toContain('TEST_ADMIN_DATABASE_URL must name a primary server (not a standby)');
+    expect(run.output).not.toMatch(/Test Files/);
+    expect(readdirSync(run.tmp).filter((name) => name.startsWith('em-'))).toEqual([]);
+  }, 120_000);
 
   it('cleans up after Ctrl-C in the middle of the run', async () => {
     const env = await closedPorts();
