@@ -25,7 +25,9 @@ describe('README quick start', () => {
     execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, checkout]);
     const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NODE_ENV: '', npm_config_prefer_offline: 'true' };
     delete env.DATABASE_URL;
-    const run = spawnSync('bash', ['-c', commands[0]!], { cwd: checkout, env, encoding: 'utf8', timeout: 240_000 });
+    // A fresh machine's pace, with the rest of the suite running beside it: up to 260 s seen on a
+    // 2-core machine, against 70 s on a quiet faster one.
+    const run = spawnSync('bash', ['-c', commands[0]!], { cwd: checkout, env, encoding: 'utf8', timeout: 480_000 });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
     expect(run.stdout).toMatch(/[\d,]+ events mirrored from 4 scopes/);
     for (const heading of [
@@ -42,5 +44,5 @@ describe('README quick start', () => {
     const help = spawnSync('npx', ['--no-install', 'events-mirror', '--help'], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/Usage: events-mirror/);
-  }, 300_000);
+  }, 600_000);
 });
