@@ -42,7 +42,7 @@ describe('README quick start', () => {
     }
     // The README's commands are `npx events-mirror …`: npm ci built the bin through `prepare`.
     const help = spawnSync('npx', ['--no-install', 'events-mirror', '--help'], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
-    expect(help.status, help.stderr).toBe(0);
+    expect(help.status, `${help.stderr}\n${help.stdout}`).toBe(0);
     expect(help.stdout).toMatch(/Usage: events-mirror/);
   }, 600_000);
 });
