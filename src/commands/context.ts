@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config, type ConfigInput } from '../config.js';
 import { ConfigError, UsageError, errorMessage } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
+import { terminalSafe } from '../report/table.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -55,19 +56,23 @@ export function action<Args extends unknown[]>(run: (...args: Args) => Promise<n
 
 export function reportFailure(error: unknown, command?: Command): number {
   if (error instanceof UsageError) {
-    process.stderr.write(`events-mirror: ${oneLine(error.message)}\n`);
+    printFailure(error.message);
     if (command) process.stderr.write(`\n${command.helpInformation()}`);
     return EXIT_USAGE;
   }
   if (error instanceof ConfigError) {
-    process.stderr.write(`events-mirror: ${oneLine(error.message)}\n`);
+    printFailure(error.message);
     return EXIT_USAGE;
   }
-  process.stderr.write(`events-mirror: ${oneLine(errorMessage(error))}\n`);
+  printFailure(errorMessage(error));
   return EXIT_FAILURE;
 }
 
-/** A failure is answered with one line: messages from libraries sometimes span several. */
-function oneLine(message: string): string {
-  return message.replace(/\s*\n\s*/g, ' ').trim();
+/**
+ * A failure's one line on stderr. Messages from libraries sometimes span several lines, and text
+ * from the API or the warehouse (an error's detail, a value) may hold escape sequences a terminal
+ * would obey: those are shown escaped, as in the tables.
+ */
+export function printFailure(message: string): void {
+  process.stderr.write(`events-mirror: ${terminalSafe(message.replace(/\s*\n\s*/g, ' ').trim())}\n`);
 }

@@ -9,7 +9,7 @@ import { UsageError, errorMessage } from '../errors.js';
 import { renderQueryRows, type SqlOutputFormat } from '../report/sql-output.js';
 import { openWarehouse } from '../sync/runtime.js';
 import { splitStatements } from '../warehouse/sql-statements.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, action, createContext } from './context.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, action, createContext, printFailure } from './context.js';
 
 interface SqlFlags {
   csv?: boolean;
@@ -52,7 +52,7 @@ async function runSql(statement: string, flags: SqlFlags): Promise<number> {
       );
     }
     if (MULTIPLE_COMMANDS.test(errorMessage(error))) return refuse(severalStatements(2));
-    process.stderr.write(`events-mirror: SQL error${typeof code === 'string' ? ` ${code}` : ''}: ${describeSqlError(error)}\n`);
+    printFailure(`SQL error${typeof code === 'string' ? ` ${code}` : ''}: ${describeSqlError(error)}`);
     return EXIT_FAILURE;
   } finally {
     await warehouse.close();
@@ -64,7 +64,7 @@ function severalStatements(count: number): string {
 }
 
 function refuse(message: string): number {
-  process.stderr.write(`events-mirror: ${message}\n`);
+  printFailure(message);
   return EXIT_USAGE;
 }
 
@@ -73,6 +73,5 @@ function describeSqlError(error: unknown): string {
   const { detail, hint } = error as { detail?: unknown; hint?: unknown };
   return [errorMessage(error), typeof detail === 'string' ? `detail: ${detail}` : '', typeof hint === 'string' ? `hint: ${hint}` : '']
     .filter((part) => part !== '')
-    .join('; ')
-    .replace(/\s*\n\s*/g, ' ');
+    .join('; ');
 }

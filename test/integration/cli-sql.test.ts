@@ -117,6 +117,13 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
     expect(result.code).toBe(1);
   });
 
+  it('shows a value echoed in the error with its control characters escaped', async () => {
+    // PostgreSQL quotes the value it could not read: a stored event type may hold escape sequences.
+    const result = await sql(`select event_type_name::int from events where id = '${EVENTS[1]!.id}'`);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('events-mirror: SQL error 22P02: invalid input syntax for type integer: "RED\\x1b[31mTYPE"\n');
+  });
+
   it.runIf(kind === 'pglite')("runs docs/warehouse.md's example queries unqualified", async () => {
     const queries = documentedQueries();
     expect(queries.length).toBeGreaterThanOrEqual(8);

@@ -3,7 +3,8 @@
  * event type name or an error detail holding escape sequences must be shown, never obeyed. A stub
  * feed over real HTTP serves an event whose `eventTypeName` sets the terminal's title, clears the
  * screen and starts a forged line, and answers a second scope with a 404 whose detail does the
- * same; the CLI runs against a real PostgreSQL warehouse.
+ * same; the CLI runs against a real PostgreSQL warehouse. A command that fails on that 404 prints
+ * the detail on stderr escaped too.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,6 +71,7 @@ describe('terminal escapes from the feed', () => {
     const sync = await runCli(['sync', '--once'], env);
     expect(sync.code, sync.stderr).toBe(1);
     expect(sync.stdout).not.toMatch(RAW_CONTROL);
+    expect(sync.stderr).not.toMatch(RAW_CONTROL);
     expect(sync.stdout).toContain(HOSTILE_CUT);
     expect(sync.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
 
@@ -101,5 +103,16 @@ describe('terminal escapes from the feed', () => {
     expect(detail.stdout).not.toMatch(RAW_CONTROL);
     expect(detail.stdout).toContain(HOSTILE_SHOWN);
     expect(detail.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
+  }, 60_000);
+
+  it("prints a failed command's API error on stderr escaped, on one line", async () => {
+    const backfill = await runCli(
+      ['backfill', '--scope', `group:${MISSING}`, '--from', new Date(Date.now() - 86_400_000).toISOString()],
+      env,
+    );
+    expect(backfill.code).toBe(1);
+    expect(backfill.stderr).not.toMatch(RAW_CONTROL);
+    expect(backfill.stderr).toContain('failed: 404 GROUP_NOT_FOUND: \\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202e forged line');
+    expect(backfill.stderr.trimEnd().split('\n')).toHaveLength(1);
   }, 60_000);
 });
