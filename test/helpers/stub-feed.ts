@@ -9,8 +9,10 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config, type ConfigInput } from '../../src/config.js';
+import { loadConfig, scopeSettings, type Config, type ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
+import { parseScope } from '../../src/scope.js';
+import { syncScope } from '../../src/sync/sync-scope.js';
 import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
 import { IN_MEMORY, createWarehouse } from '../../src/warehouse/database.js';
 import { migrateToLatest } from '../../src/warehouse/migrator.js';
@@ -70,4 +72,32 @@ export async function startStubFeedSync(
       embedded?.remove();
     },
   };
+}
+
+/** One sync of `scope` (`group:<id>` or `org:<id>`) through the stub, as a worker's job runs it. */
+export function syncThroughStub(stub: StubFeedSync, scope: string): ReturnType<typeof syncScope> {
+  return syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(scope)), { mode: 'sync' });
+}
+
+/**
+ * A stub serving `body`, the exact text of a page of `count` events, for every window, after a first
+ * sync of `scope` that landed all of them (it throws otherwise, closing the stub).
+ */
+export async function syncPageText(kind: 'postgres' | 'pglite', scope: string, body: string, count: number): Promise<StubFeedSync> {
+  // `count` placeholders: fewer than a page, so each window ends after the one page.
+  const stub = await startStubFeedSync(
+    kind,
+    [scope],
+    () => Array.from({ length: count }, () => ({})),
+    {},
+    () => body,
+  );
+  const result = await syncThroughStub(stub, scope);
+  if (result.status !== 'succeeded' || result.totals.inserted !== count) {
+    await stub.close();
+    throw new Error(
+      `the first sync of ${scope} ${result.status}, ${result.totals.inserted} of ${count} events inserted: ${String(result.error)}`,
+    );
+  }
+  return stub;
 }

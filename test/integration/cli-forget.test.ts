@@ -10,16 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
 import { parseScope } from '../../src/scope.js';
 import { scopeLockFor } from '../../src/sync/lock.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
 import { createSyncQueue, type SyncQueue } from '../../src/queue/scheduler.js';
 import { recordConfiguredScopes } from '../../src/warehouse/scopes.repository.js';
 import { runCli } from '../helpers/cli.js';
 import { obliterateSyncQueue } from '../helpers/queue-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const ORG = 'org:5f0000000000000000000373';
 const GROUP = 'group:6a0000000000000000000373';
@@ -52,7 +50,7 @@ describe('forget --scope', () => {
   beforeAll(async () => {
     stub = await startStubFeedSync('postgres', [ORG, GROUP, OTHER], feed);
     for (const key of [ORG, GROUP, OTHER]) {
-      const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(key)), { mode: 'sync' });
+      const result = await syncThroughStub(stub, key);
       expect(result.status).toBe('succeeded');
     }
     // As sync --once records its configured scopes.

@@ -7,12 +7,9 @@
  * on the embedded warehouse the example queries of docs/warehouse.md run unqualified.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { readDoc } from '../helpers/markdown.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP = 'group:6a0000000000000000000375';
 const created = new Date(Math.floor(Date.now() / 1000 - 3600) * 1000).toISOString().replace('.000Z', 'Z');
@@ -46,7 +43,7 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
 
   beforeAll(async () => {
     stub = await startStubFeedSync(kind, [GROUP], () => EVENTS);
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status).toBe('succeeded');
     // The embedded warehouse is one process's at a time: the CLI children need it.
     await stub.runtime.warehouse.close();

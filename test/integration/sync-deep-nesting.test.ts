@@ -7,10 +7,7 @@
  * on. Over HTTP, on PostgreSQL and the embedded warehouse.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000000324';
 const GROUP = `group:${GROUP_ID}`;
@@ -43,7 +40,7 @@ describe.each(['postgres', 'pglite'] as const)('events nested thousands of level
 
   it('sets them aside with their text as sent and lands the rest, run after run', async () => {
     for (let run = 0; run < 2; run += 1) {
-      const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+      const result = await syncThroughStub(stub, GROUP);
       expect(result.status, String(result.error)).toBe('succeeded');
     }
     const db = stub.runtime.warehouse.db;

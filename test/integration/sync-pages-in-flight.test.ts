@@ -13,7 +13,7 @@ import { scopeSettings } from '../../src/config.js';
 import { parseScope } from '../../src/scope.js';
 import { syncScope } from '../../src/sync/sync-scope.js';
 import { getSyncState } from '../../src/warehouse/state.repository.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP = 'group:6a0000000000000000000312';
 const PER_PAGE = 5;
@@ -70,7 +70,7 @@ describe('pages landing while the next ones are read and written', () => {
   it('lands every page when commits are slower than the API', async () => {
     // 100 ms a commit: the pages read ahead fill up while each one lands.
     await atCommit('perform pg_sleep(0.02)');
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals).toMatchObject({ inserted: EVENTS.length, rejected: 0 });
     expect(await heldIds()).toEqual(idsOf(EVENTS));
@@ -113,7 +113,7 @@ describe('pages landing while the next ones are read and written', () => {
     await admin.query(
       'create trigger on_insert before insert on events_mirror.events for each row execute function events_mirror.on_insert()',
     );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals).toMatchObject({ inserted: 10, changed: 1, rejected: 0 });
     expect(await heldIds()).toEqual(idsOf(EVENTS.slice(0, 10)));
@@ -136,7 +136,7 @@ describe('pages landing while the next ones are read and written', () => {
          end if;
        end if`,
     );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals).toMatchObject({ inserted: 10, changed: 0, rejected: 0 });
     expect(await heldIds()).toEqual(idsOf(EVENTS.slice(0, 10)));

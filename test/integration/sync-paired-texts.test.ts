@@ -10,10 +10,7 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiMetrics } from '../../src/api/metrics.js';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000000322';
 const GROUP = `group:${GROUP_ID}`;
@@ -49,7 +46,7 @@ describe.each(['postgres', 'pglite'] as const)('texts paired with their own even
   const unpaired = async () => (await registry.getSingleMetric('events_mirror_api_unpaired_texts_total')!.get()).values[0]?.value ?? 0;
 
   it('stores the event JSON.parse keeps, from its own text, and loses none', async () => {
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     const rows = await stub.runtime.warehouse.db.selectFrom('events').select(['id', 'created', 'username', 'payload']).execute();
     expect(rows.map((row) => ({ ...row, created: row.created.toISOString().replace('.000Z', 'Z') }))).toEqual([
@@ -60,7 +57,7 @@ describe.each(['postgres', 'pglite'] as const)('texts paired with their own even
 
   it('stores from the parsed event, and counts the page, when a text holds another id', async () => {
     body = DUPLICATE_ID_BODY;
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     const row = await stub.runtime.warehouse.db
       .selectFrom('events')

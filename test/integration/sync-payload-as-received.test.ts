@@ -7,10 +7,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { syncPageText, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000000181';
 const GROUP = `group:${GROUP_ID}`;
@@ -33,17 +30,7 @@ describe.each(['postgres', 'pglite'] as const)('payloads stored as the API sent 
   let stub: StubFeedSync;
 
   beforeAll(async () => {
-    const page = SENT.map((text) => JSON.parse(text) as unknown);
-    stub = await startStubFeedSync(
-      kind,
-      [GROUP],
-      () => page,
-      {},
-      (results) => (results.length > 0 ? BODY : JSON.stringify({ links: [], results, totalCount: 0 })),
-    );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
-    expect(result.status, String(result.error)).toBe('succeeded');
-    expect(result.totals.inserted).toBe(SENT.length);
+    stub = await syncPageText(kind, GROUP, BODY, SENT.length);
   });
   afterAll(async () => stub?.close());
 
@@ -72,7 +59,7 @@ describe.each(['postgres', 'pglite'] as const)('payloads stored as the API sent 
   });
 
   it('changes nothing when the same page is read again', async () => {
-    const again = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const again = await syncThroughStub(stub, GROUP);
     expect(again.status, String(again.error)).toBe('succeeded');
     expect(again.totals.eventsSeen).toBeGreaterThan(0);
     expect({ inserted: again.totals.inserted, changed: again.totals.changed }).toEqual({ inserted: 0, changed: 0 });

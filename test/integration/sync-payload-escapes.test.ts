@@ -7,10 +7,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { syncPageText, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000000321';
 const GROUP = `group:${GROUP_ID}`;
@@ -46,17 +43,7 @@ describe.each(['postgres', 'pglite'] as const)('payloads with \\u escapes stored
   let stub: StubFeedSync;
 
   beforeAll(async () => {
-    const page = SENT.map((event) => JSON.parse(event.text) as unknown);
-    stub = await startStubFeedSync(
-      kind,
-      [GROUP],
-      () => page,
-      {},
-      (results) => (results.length > 0 ? BODY : JSON.stringify({ links: [], results, totalCount: 0 })),
-    );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
-    expect(result.status, String(result.error)).toBe('succeeded');
-    expect(result.totals.inserted).toBe(SENT.length);
+    stub = await syncPageText(kind, GROUP, BODY, SENT.length);
     // The embedded warehouse's migrations take tens of seconds on a busy machine.
   }, 300_000);
   afterAll(async () => stub?.close());
@@ -77,7 +64,7 @@ describe.each(['postgres', 'pglite'] as const)('payloads with \\u escapes stored
   });
 
   it('changes nothing when the same page is read again', async () => {
-    const again = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const again = await syncThroughStub(stub, GROUP);
     expect(again.status, String(again.error)).toBe('succeeded');
     expect({ inserted: again.totals.inserted, changed: again.totals.changed }).toEqual({ inserted: 0, changed: 0 });
   });

@@ -9,10 +9,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000000323';
 const GROUP = `group:${GROUP_ID}`;
@@ -144,7 +141,7 @@ describe('random events with escapes, big integers and extreme numbers, stored a
       { sync: { windowSeconds: 3 * 86_400 } },
       (texts) => `{"links":[],"results":[${texts.join(',')}],"totalCount":${EVENTS}}`,
     );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals.inserted).toBe(EVENTS);
   }, 300_000);

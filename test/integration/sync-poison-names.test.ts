@@ -9,10 +9,7 @@
  * rows store them, and every good event lands — on PostgreSQL and on the embedded warehouse.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP = 'group:6a0000000000000000000321';
 const created = (secondsAgo: number) => new Date(Math.floor(Date.now() / 1000 - secondsAgo) * 1000).toISOString().replace('.000Z', 'Z');
@@ -32,7 +29,7 @@ describe.each(['postgres', 'pglite'] as const)('names and ids PostgreSQL refuses
   async function syncTwice(page: unknown[]) {
     stub = await startStubFeedSync(kind, [GROUP], () => page);
     for (let run = 1; run <= 2; run += 1) {
-      const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+      const result = await syncThroughStub(stub, GROUP);
       expect(result.status, `run ${run}: ${String(result.error)}`).toBe('succeeded');
     }
     const db = stub.runtime.warehouse.db;

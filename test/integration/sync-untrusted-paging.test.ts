@@ -15,7 +15,7 @@ import { parseScope } from '../../src/scope.js';
 import { discoverScopes } from '../../src/sync/discovery.js';
 import { syncScope } from '../../src/sync/sync-scope.js';
 import { expectMirrorEqualsEmulator } from '../helpers/mirror.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
 
 describe.each([
@@ -62,7 +62,7 @@ describe('a server whose pages never end', () => {
       requests.push(pageNum);
       return pageNum > LAST_SERVED ? [] : page(pageNum);
     });
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(`group:${GROUP_ID}`)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, `group:${GROUP_ID}`);
     return { result, requests };
   }
 

@@ -8,11 +8,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeSettings } from '../../src/config.js';
-import { parseScope } from '../../src/scope.js';
-import { syncScope } from '../../src/sync/sync-scope.js';
 import { WASM_MEMORY_KEPT_BYTES, wasmMemoryBytes } from '../../src/wasm-modules.js';
-import { startStubFeedSync, type StubFeedSync } from '../helpers/stub-feed.js';
+import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helpers/stub-feed.js';
 
 const GROUP_ID = '6a0000000000000000003212';
 const GROUP = `group:${GROUP_ID}`;
@@ -45,7 +42,7 @@ describe('WebAssembly memory after a 40 MB page (postgres)', () => {
       {},
       (page) => `{"links":[],"results":[${page.join(',')}],"totalCount":${texts.length}}`,
     );
-    const result = await syncScope(stub.runtime.ctx, scopeSettings(stub.config, parseScope(GROUP)), { mode: 'sync' });
+    const result = await syncThroughStub(stub, GROUP);
     expect(result.status, String(result.error)).toBe('succeeded');
     expect(result.totals.inserted).toBe(texts.length);
   }, 240_000);
