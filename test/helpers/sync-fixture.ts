@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { openSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../src/sync/runtime.js';
 import { writeConfigFile } from './cli.js';
 import { createMigratedTestDatabase, type TestDatabase } from './database.js';
+import { emulatorEnv } from './emulator.js';
 
 export interface SyncFixture {
   emulator: RunningEmulator;
@@ -24,12 +25,8 @@ export interface SyncFixture {
 export async function startSyncFixture(emulatorOptions: EmulatorOptions, extraEnv: Record<string, string> = {}): Promise<SyncFixture> {
   const emulator = await startEmulator({ port: 0, ...emulatorOptions });
   const database = await createMigratedTestDatabase();
-  const key = emulator.keys[0]!;
   const env: Record<string, string> = {
-    EVENTS_API_BASE_URL: emulator.baseUrl,
-    EVENTS_API_PUBLIC_KEY: key.publicKey,
-    EVENTS_API_PRIVATE_KEY: key.privateKey,
-    EVENTS_SCOPES: emulator.dataset.scopes().join(','),
+    ...emulatorEnv(emulator),
     DATABASE_URL: database.url,
     ...extraEnv,
   };

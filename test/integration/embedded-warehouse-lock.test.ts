@@ -12,6 +12,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/server.j
 import { runCli } from '../helpers/cli.js';
 import { startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
+import { emulatorEnv } from '../helpers/emulator.js';
 
 describe('one process at a time on the embedded warehouse', () => {
   let emulator: RunningEmulator;
@@ -22,12 +23,8 @@ describe('one process at a time on the embedded warehouse', () => {
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, seed: 191, orgs: ['5f0000000000000000000191'], groups: [], eventsPerScope: 300, days: 1 });
-    const key = emulator.keys[0]!;
     env = {
-      EVENTS_API_BASE_URL: emulator.baseUrl,
-      EVENTS_API_PUBLIC_KEY: key.publicKey,
-      EVENTS_API_PRIVATE_KEY: key.privateKey,
-      EVENTS_SCOPES: emulator.dataset.scopes().join(','),
+      ...emulatorEnv(emulator),
       EVENTS_START_DATE: daysAgo(2).toISOString(),
       EVENTS_MIRROR_DATA_DIR: dataDir,
       EVENTS_POLL_INTERVAL_SECONDS: '3600',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { runCli, spawnCli, waitForExit } from '../helpers/cli.js';
 import { daysAgo, startSyncFixture, type SyncFixture } from '../helpers/sync-fixture.js';
+import { emulatorEnv } from '../helpers/emulator.js';
 
 describe('a first sync on a fresh embedded warehouse, at the default log level', () => {
   let emulator: RunningEmulator;
@@ -19,12 +20,8 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
   beforeAll(async () => {
     // The demo's world: one organization and three projects, a month of history.
     emulator = await startEmulator({ port: 0, seed: 36, eventsPerScope: 300, days: 30 });
-    const key = emulator.keys[0]!;
     env = {
-      EVENTS_API_BASE_URL: emulator.baseUrl,
-      EVENTS_API_PUBLIC_KEY: key.publicKey,
-      EVENTS_API_PRIVATE_KEY: key.privateKey,
-      EVENTS_SCOPES: emulator.dataset.scopes().join(','),
+      ...emulatorEnv(emulator),
       EVENTS_START_DATE: daysAgo(31).toISOString(),
       EVENTS_MIRROR_DATA_DIR: path.join(mkdtempSync(path.join(tmpdir(), 'em-terminal-')), 'data'),
       // Unset, and no config/test.json (which sets "silent"): the command's own default, as a person gets it.
