@@ -1,4 +1,5 @@
 /** Compares what the warehouse holds with the emulator's full event set. */
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import type { Dataset } from '../../src/emulator/dataset.js';
@@ -26,7 +27,9 @@ export async function expectMirrorEqualsEmulator(db: Kysely<Database>, dataset: 
     const actual = await mirroredIds(db, scope);
     expect(actual.length, `${scope}: events held`).toBe(expected.length);
     expect(actual, `${scope}: event ids`).toEqual(expected);
-    expect(await rejectedCount(db, scope), `${scope}: rejected events`).toBe(dataset.malformedCount(scope));
+    const rejected = await rejectedCount(db, scope);
+    const rejectedWhy = rejected === dataset.malformedCount(scope) ? '' : await malformedNotSetAside(db, dataset, scope);
+    expect(rejected, `${scope}: rejected events${rejectedWhy}`).toBe(dataset.malformedCount(scope));
     total += expected.length;
   }
   const held = await db
@@ -34,4 +37,17 @@ export async function expectMirrorEqualsEmulator(db: Kysely<Database>, dataset: 
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow();
   expect(held.n, 'no event outside the compared scopes').toBe(total);
+}
+
+/** For a failure message: the scope's malformed events that `rejected_events` does not hold. */
+async function malformedNotSetAside(db: Kysely<Database>, dataset: Dataset, scopeKey: string): Promise<string> {
+  const valid = dataset.validIds(scopeKey);
+  const malformed = dataset.allEvents(scopeKey).filter((event) => event.id === undefined || !valid.has(event.id));
+  const rows = await db
+    .selectFrom('rejected_events')
+    .select(['payload', 'seen_count', 'first_seen_at', 'listed_from', 'listed_to'])
+    .where('scope', '=', scopeKey)
+    .execute();
+  const missing = malformed.filter((event) => !rows.some((row) => isDeepStrictEqual(row.payload, event)));
+  return `; not set aside: ${JSON.stringify(missing)}; rejected_events holds ${rows.length}: ${JSON.stringify(rows)}`;
 }
