@@ -3,6 +3,10 @@ import type { SchemaChange } from '../warehouse/event-schema.repository.js';
 import type { CatalogDifference } from '../warehouse/event-type-catalog.repository.js';
 import { formatTimestamp } from '../time.js';
 import { renderTable } from './table.js';
+import { wrapList } from './wrap-list.js';
+
+/** Under a count of schema changes: the command that lists them. */
+export const LIST_THEM = '  list them: npx events-mirror status --schema-changes';
 
 export interface RecentSchemaChanges {
   readonly total: { readonly eventTypes: number; readonly fields: number };
@@ -11,24 +15,27 @@ export interface RecentSchemaChanges {
   readonly catalog?: readonly CatalogDifference[];
 }
 
+/** The counts, wrapped at 80 columns. */
 function heading(changes: RecentSchemaChanges, days: number): string {
   const { eventTypes, fields } = changes.total;
   const left = (changes.catalog ?? []).filter((d) => d.kind === 'left_catalog').length;
   const unlisted = (changes.catalog ?? []).filter((d) => d.kind === 'not_in_catalog').length;
-  return (
-    `schema changes in the last ${days} days: ${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}, ${fields} new ${fields === 1 ? 'field' : 'fields'} of known types` +
-    (left > 0 ? `, ${left} event ${left === 1 ? 'type' : 'types'} left the event type catalogue` : '') +
-    (unlisted > 0 ? `; ${unlisted} event ${unlisted === 1 ? 'type' : 'types'} sent by the feed not in the catalogue` : '')
-  );
+  const items = [
+    `${eventTypes} new event ${eventTypes === 1 ? 'type' : 'types'}`,
+    `${fields} new ${fields === 1 ? 'field' : 'fields'} of known types`,
+    ...(left > 0 ? [`${left} event ${left === 1 ? 'type' : 'types'} left the event type catalogue`] : []),
+    ...(unlisted > 0 ? [`${unlisted} event ${unlisted === 1 ? 'type' : 'types'} sent by the feed not in the catalogue`] : []),
+  ];
+  return wrapList(`schema changes, last ${days} days: `, items).join('\n');
 }
 
 function count(changes: RecentSchemaChanges): number {
   return changes.total.eventTypes + changes.total.fields + (changes.catalog?.length ?? 0);
 }
 
-/** Under the `status` table: the counts in one line, and where the list is. */
+/** Under the `status` table: the counts, and the command that lists them. */
 export function renderSchemaChangesLine(changes: RecentSchemaChanges, days: number): string {
-  return `\n${heading(changes, days)}${count(changes) > 0 ? ': npx events-mirror status --schema-changes lists them' : ''}\n`;
+  return `\n${heading(changes, days)}\n${count(changes) > 0 ? `${LIST_THEM}\n` : ''}`;
 }
 
 /** `status --schema-changes`: the latest changes, one per line. */
@@ -37,7 +44,7 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
   const catalog = changes.catalog ?? [];
   if (changes.latest.length === 0 && catalog.length === 0) return `${heading(changes, days)}\n`;
   const shown =
-    changes.latest.length < eventTypes + fields ? ` (the latest ${changes.latest.length}; the event_catalog view lists all)` : '';
+    changes.latest.length < eventTypes + fields ? `  (the latest ${changes.latest.length}; the event_catalog view lists all)\n` : '';
   const rows = [
     ...changes.latest.map((c) => ({
       at: c.firstSeenAt,
@@ -60,7 +67,7 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
       ],
     })),
   ].sort((a, b) => b.at.getTime() - a.at.getTime());
-  return `${heading(changes, days)}${shown}\n${renderTable(
+  return `${heading(changes, days)}\n${shown}${renderTable(
     ['first seen', 'change', 'name', 'scope', 'first event'],
     rows.map((r) => r.row),
   )}`;

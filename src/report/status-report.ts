@@ -10,13 +10,13 @@ import type { KnownScope } from '../warehouse/scopes.repository.js';
 import type { FleetSummary, ScopeHealth, ScopeState } from './scope-health.js';
 import { plural, shorten } from './shorten.js';
 import { formatDuration, renderTable, terminalSafe } from './table.js';
+import { TERMINAL_WIDTH, wrapList } from './wrap-list.js';
 
 /** A fleet of at most this many scopes is listed whole; a larger one shows its worst rows only. */
 export const FULL_TABLE_MAX = 20;
 /** Rows of a cut table. */
 export const CUT_TABLE_ROWS = 12;
 /** The width tables keep to where they can. */
-export const TERMINAL_WIDTH = 80;
 const NAME_WIDTH = 14;
 /** A failing table's error column is never narrower than this, even past 80 columns. */
 const MIN_ERROR_WIDTH = 24;
@@ -72,7 +72,7 @@ function renderSummary(summary: FleetSummary, cut: boolean): string {
   ];
   if (summary.failingByCode.length > 0) {
     lines.push(
-      ...wrap(
+      ...wrapList(
         'failing by error code: ',
         summary.failingByCode.map((f) => `${terminalSafe(f.code)} ${f.scopes.toLocaleString('en-US')}`),
       ),
@@ -86,23 +86,6 @@ function renderSummary(summary: FleetSummary, cut: boolean): string {
     }
   }
   return `${lines.join('\n')}\n\n`;
-}
-
-/** `head` then items joined with `, `, wrapped at 80 columns with continuation lines indented. */
-function wrap(head: string, items: readonly string[]): string[] {
-  const lines: string[] = [];
-  let line = head;
-  for (const [i, item] of items.entries()) {
-    const piece = i < items.length - 1 ? `${item},` : item;
-    if (line.length > head.length && line.length + 1 + piece.length > TERMINAL_WIDTH) {
-      lines.push(line);
-      line = `  ${piece}`;
-    } else {
-      line = line === head ? `${head}${piece}` : `${line} ${piece}`;
-    }
-  }
-  lines.push(line);
-  return lines;
 }
 
 /** scope, name, state, lag, last polled: what tells a scope's health at a glance. */

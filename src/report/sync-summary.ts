@@ -1,6 +1,7 @@
 /** The table `sync --once` prints at the end: one row per scope, then what changed in one or two lines. */
 import { errorMessage } from '../errors.js';
 import type { ScopeRunResult } from '../sync/sync-scope.js';
+import { LIST_THEM } from './schema-changes.js';
 import { errorCell, plural } from './shorten.js';
 import { formatDuration, renderTable } from './table.js';
 
@@ -23,11 +24,11 @@ export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date)
   return renderTable(['scope', 'windows', 'pages', 'new', 'changed', 'rejected', 'lag', 'status'], rows) + footer + schemaLine(results);
 }
 
-/** `schema: 3 new event types, 12 new fields: npx events-mirror status --schema-changes lists them`, or nothing. */
+/** `schema: 3 new event types, 12 new fields (kept as received)`, then the command that lists them; or nothing. */
 function schemaLine(results: readonly ScopeRunResult[]): string {
   const types = results.reduce((sum, r) => sum + r.totals.newEventTypes, 0);
   const fields = results.reduce((sum, r) => sum + r.totals.newFields, 0);
   if (types + fields === 0) return '';
   const parts = [...(types > 0 ? [plural(types, 'new event type')] : []), ...(fields > 0 ? [plural(fields, 'new field')] : [])];
-  return `schema: ${parts.join(', ')} (kept as received): npx events-mirror status --schema-changes lists them\n`;
+  return `schema: ${parts.join(', ')} (kept as received)\n${LIST_THEM}\n`;
 }

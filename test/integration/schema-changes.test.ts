@@ -18,7 +18,7 @@ const GROUP = '60000000000000000000c0d1';
 const SCOPE = `group:${GROUP}`;
 
 function changeCounts(status: string): { eventTypes: number; fields: number } {
-  const match = /schema changes in the last 7 days: (\d+) new event types?, (\d+) new fields?/.exec(status);
+  const match = /schema changes, last 7 days: (\d+) new event types?,\s+(\d+) new fields?/.exec(status);
   if (!match) throw new Error(`no schema change line in:\n${status}`);
   return { eventTypes: Number(match[1]), fields: Number(match[2]) };
 }
@@ -49,7 +49,7 @@ describe('schema changes', () => {
     const types = new Set(fixture.emulator.dataset.allEvents(SCOPE).map((e) => e.eventTypeName));
     const first = await sync();
     expect(first).toContain('schema change');
-    expect(await status()).toContain(`schema changes in the last 7 days: ${types.size} new event types`);
+    expect(await status()).toContain(`schema changes, last 7 days: ${types.size} new event types`);
 
     // Known events read again (a forced backfill of the whole history) change no schema.
     const again = await runCli(
