@@ -2,8 +2,9 @@
  * One root pino logger, built by the CLI and passed down; child loggers per job carry
  * `{ scope, window, jobId }`. Secrets are redacted by path, and never logged on purpose.
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { EventsMirrorError } from './errors.js';
 
 export type { Logger };
@@ -50,6 +51,9 @@ export function createLogger(options: LoggerOptions): Logger {
   if (options.stream) return pino(base, options.stream);
   const usePretty = options.pretty ?? (fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) === true;
   if (usePretty) {
+    // Loaded only for a terminal: most runs (services, cron, CI, piped output) never need its 30-odd
+    // modules, and every command pays for what it loads at start.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(base, pretty({ destination: fd, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
   }
   return pino(base, pino.destination({ fd, sync: fd === 2 }));
