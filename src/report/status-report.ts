@@ -16,7 +16,7 @@ import { TERMINAL_WIDTH, wrapList } from './wrap-list.js';
 export const FULL_TABLE_MAX = 20;
 /** Rows of a cut table. */
 export const CUT_TABLE_ROWS = 12;
-/** The width tables keep to where they can. */
+/** Names longer than this are cut in the state table. */
 const NAME_WIDTH = 14;
 /** A failing table's error column is never narrower than this, even past 80 columns. */
 const MIN_ERROR_WIDTH = 24;
