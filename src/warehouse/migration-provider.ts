@@ -11,14 +11,20 @@ import type { Migration, MigrationProvider } from 'kysely';
 
 const MIGRATION_FILE = /^(?!.*\.d\.[cm]?ts$).*\.(?:[cm]?ts|[cm]?js)$/;
 
+/** The migration files in `folder`, oldest first, each with its migration's name (the file name without extension). */
+export async function migrationFiles(folder: string): Promise<{ file: string; name: string }[]> {
+  return (await fs.readdir(folder))
+    .sort()
+    .filter((file) => MIGRATION_FILE.test(file))
+    .map((file) => ({ file, name: file.slice(0, file.lastIndexOf('.')) }));
+}
+
 export class FolderMigrationProvider implements MigrationProvider {
   constructor(private readonly folder: string) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
-    for (const file of (await fs.readdir(this.folder)).sort()) {
-      if (!MIGRATION_FILE.test(file)) continue;
-      const name = file.slice(0, file.lastIndexOf('.'));
+    for (const { file, name } of await migrationFiles(this.folder)) {
       const module = (await import(pathToFileURL(path.join(this.folder, file)).href)) as Partial<Migration> & { default?: Migration };
       const migration = typeof module.up === 'function' ? module : module.default;
       if (!migration || typeof migration.up !== 'function') {

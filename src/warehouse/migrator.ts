@@ -7,13 +7,17 @@ import { Migrator, NO_MIGRATIONS, sql, type MigrationResultSet } from 'kysely';
 import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from './database.js';
-import { FolderMigrationProvider } from './migration-provider.js';
+import { FolderMigrationProvider, migrationFiles } from './migration-provider.js';
 
 /** `migrations/` at the project root, from src/warehouse or dist/src/warehouse alike. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 export async function migrateToLatest(warehouse: Warehouse, logger?: Logger): Promise<{ applied: string[] }> {
   await prepareSchema(warehouse);
+  // The usual case, and every embedded command's start: nothing to apply. Kysely's migrator would
+  // still take its lock table and import every migration, which cost a one-shot command on the
+  // embedded warehouse about 0.6 CPU-s.
+  if (await holdsExactly(warehouse, await knownMigrations())) return { applied: [] };
   await refuseNewerWarehouse(warehouse);
   const outcome = await createMigrator(warehouse).migrateToLatest();
   const applied = namesOf(outcome, 'Up');
@@ -33,15 +37,30 @@ export async function migrateDownTo(warehouse: Warehouse, target: string, logger
 }
 
 export async function assertMigrated(warehouse: Warehouse): Promise<void> {
-  const migrations = await createMigrator(warehouse).getMigrations();
-  if (migrations.some((migration) => migration.executedAt === undefined)) {
+  const applied = new Set(await appliedMigrations(warehouse));
+  if ((await knownMigrations()).some((name) => !applied.has(name))) {
     throw new WarehouseError('WAREHOUSE_NOT_MIGRATED', `warehouse ${warehouse.schema} is not migrated: run npx events-mirror migrate`);
   }
 }
 
 /** Names of the migrations this code knows, oldest first. */
 export async function knownMigrations(): Promise<string[]> {
-  return Object.keys(await provider().getMigrations()).sort();
+  return (await migrationFiles(MIGRATIONS_FOLDER)).map((m) => m.name);
+}
+
+/** The migrations the warehouse records as applied, oldest first; none when it has no migration table. */
+async function appliedMigrations(warehouse: Warehouse): Promise<string[]> {
+  const { db, schema } = warehouse;
+  const table = await sql<{ found: string | null }>`select to_regclass(${`"${schema}"."kysely_migration"`})::text as found`.execute(db);
+  if (!table.rows[0]?.found) return [];
+  const executed = await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)} order by name`.execute(db);
+  return executed.rows.map((row) => row.name);
+}
+
+async function holdsExactly(warehouse: Warehouse, known: readonly string[]): Promise<boolean> {
+  const applied = await appliedMigrations(warehouse);
+  const names = new Set(known);
+  return applied.length === names.size && applied.every((name) => names.has(name));
 }
 
 function provider(): FolderMigrationProvider {
@@ -68,12 +87,9 @@ async function prepareSchema(warehouse: Warehouse): Promise<void> {
 }
 
 async function refuseNewerWarehouse(warehouse: Warehouse): Promise<void> {
-  const { db, schema } = warehouse;
-  const table = await sql<{ found: string | null }>`select to_regclass(${`"${schema}"."kysely_migration"`})::text as found`.execute(db);
-  if (!table.rows[0]?.found) return;
-  const executed = await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)} order by name`.execute(db);
+  const { schema } = warehouse;
   const known = new Set(await knownMigrations());
-  const unknown = executed.rows.map((row) => row.name).filter((name) => !known.has(name));
+  const unknown = (await appliedMigrations(warehouse)).filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new WarehouseError(
       'WAREHOUSE_NEWER',
