@@ -5,6 +5,7 @@
  */
 import type { ConfigSetting } from '../config-sources.js';
 import { terminalSafe } from './table.js';
+import { TERMINAL_WIDTH, wrapList } from './wrap-list.js';
 
 export function renderConfigSources(settings: readonly ConfigSetting[]): string {
   const groups = new Map<string, ConfigSetting[]>();
@@ -23,32 +24,16 @@ export function renderConfigSources(settings: readonly ConfigSetting[]): string 
   return `${blocks.join('\n\n')}\n`;
 }
 
-const WIDTH = 80;
-
 /**
  * `lead` then the value, and the variable it came from after two spaces; a list too long for one
  * line continues under its first item, a few items a line (a fleet's scopes are hundreds).
  */
 function wrapped(lead: string, value: string, variable: string): string[] {
-  const items = value.split(', ');
   const indent = ' '.repeat(lead.length);
-  const lines: string[] = [];
-  let line = lead;
-  for (const [i, item] of items.entries()) {
-    const piece = i < items.length - 1 ? `${item},` : item;
-    if (line !== lead && line !== indent && line.length + 1 + piece.length > WIDTH) {
-      lines.push(line);
-      line = indent;
-    }
-    line += line === lead || line === indent ? piece : ` ${piece}`;
-  }
-  if (variable && line.length + 2 + variable.length > WIDTH) {
-    lines.push(line);
-    line = `${indent}${variable}`;
-  } else if (variable) {
-    line += `  ${variable}`;
-  }
-  return [...lines, line];
+  const lines = wrapList(lead, value.split(', '), indent);
+  if (!variable) return lines;
+  const last = lines.pop()!;
+  return last.length + 2 + variable.length > TERMINAL_WIDTH ? [...lines, last, `${indent}${variable}`] : [...lines, `${last}  ${variable}`];
 }
 
 function groupTitle(source: string): string {
