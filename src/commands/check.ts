@@ -5,20 +5,8 @@
  * when every check passes. Nothing is changed.
  */
 import type { Command } from 'commander';
-import { loadConfigLayers, readDotEnv } from '../config.js';
-import { describeConfigSources } from '../config-sources.js';
-import { errorMessage } from '../errors.js';
-import { checkRedis } from '../queue/redis-check.js';
-import { renderCheck, type CheckResult } from '../report/check-report.js';
-import { checkApi } from './check-api.js';
-import { checkWarehouse } from './check-warehouse.js';
-import { EXIT_FAILURE, EXIT_OK, action, createContext } from './context.js';
-
-const REDIS_TIMEOUT_MS = 5_000;
-
-interface CheckFlags {
-  json?: boolean;
-}
+import { action } from './context.js';
+import type { CheckFlags } from './check-run.js';
 
 export function registerCheckCommand(program: Command): void {
   program
@@ -27,41 +15,5 @@ export function registerCheckCommand(program: Command): void {
       'check the setup: each credential and scope (one request each), the warehouse (reachable, migrated, privileges), Redis when configured; exit 0 only if all pass',
     )
     .option('--json', 'one JSON array of {subject, outcome, detail} instead of the lines')
-    .action(action(async (flags: CheckFlags) => runCheck(flags)));
-}
-
-async function runCheck(flags: CheckFlags): Promise<number> {
-  const { config, logger } = createContext({
-    logFd: 2,
-    interactive: true,
-    // One quick answer a scope: a check does not wait out a long retry schedule.
-    overrides: { api: { maxAttempts: 2, retryDeadlineMs: 30_000 } },
-  });
-  const [api, warehouse, redis] = await Promise.all([
-    checkApi(config, logger).catch((error: unknown) => [problem('API', error)]),
-    checkWarehouse(config).catch((error: unknown) => problem('warehouse', error)),
-    redisConfigured() ? checkRedisLine(config.redis.url) : Promise.resolve(undefined),
-  ]);
-  const results = [...api, warehouse, ...(redis ? [redis] : [])];
-  process.stdout.write(flags.json ? `${JSON.stringify(results, null, 2)}\n` : renderCheck(results));
-  return results.some((r) => r.outcome === 'problem') ? EXIT_FAILURE : EXIT_OK;
-}
-
-function problem(subject: string, error: unknown): CheckResult {
-  return { subject, outcome: 'problem', detail: errorMessage(error) };
-}
-
-async function checkRedisLine(url: string): Promise<CheckResult> {
-  const { ok, detail } = await checkRedis(url, REDIS_TIMEOUT_MS);
-  return { subject: 'redis', outcome: ok ? 'ok' : 'problem', detail };
-}
-
-/**
- * Redis serves the scheduler and workers only; it is checked when this setup names one (REDIS_URL,
- * or redis.url in your config file), not for the project's default a one-process setup never uses.
- */
-function redisConfigured(): boolean {
-  const fromDotEnv = new Set(Object.keys(readDotEnv(process.cwd())).filter((name) => process.env[name] === undefined));
-  const source = describeConfigSources(loadConfigLayers(), fromDotEnv).find((s) => s.key === 'redis.url')?.source;
-  return source !== undefined && source !== 'default' && !source.startsWith('config/');
+    .action(action(async (flags: CheckFlags) => (await import('./check-run.js')).runCheck(flags)));
 }

@@ -5,20 +5,8 @@
  * string are refused before anything runs (and the extended protocol would refuse them too).
  */
 import type { Command } from 'commander';
-import { UsageError, errorMessage } from '../errors.js';
-import { renderQueryRows, type SqlOutputFormat } from '../report/sql-output.js';
-import { openWarehouse } from '../sync/runtime.js';
-import { splitStatements } from '../warehouse/sql-statements.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, action, createContext, printFailure } from './context.js';
-
-interface SqlFlags {
-  csv?: boolean;
-  json?: boolean;
-}
-
-/** PostgreSQL's SQLSTATE for a write in a read-only transaction. */
-const READ_ONLY_SQL_TRANSACTION = '25006';
-const MULTIPLE_COMMANDS = /cannot insert multiple commands into a prepared statement/i;
+import { action } from './context.js';
+import type { SqlFlags } from './sql-run.js';
 
 export function registerSqlCommand(program: Command): void {
   program
@@ -27,51 +15,5 @@ export function registerSqlCommand(program: Command): void {
     .argument('<statement>', 'one statement, e.g. "select count(*) from events"; tables and views need no schema prefix')
     .option('--csv', 'print CSV (RFC 4180, a header line) instead of a table')
     .option('--json', 'print a JSON array of one object per row instead of a table')
-    .action(action(async (statement: string, flags: SqlFlags) => runSql(statement, flags)));
-}
-
-async function runSql(statement: string, flags: SqlFlags): Promise<number> {
-  if (flags.csv && flags.json) throw new UsageError('--csv and --json exclude each other: pick one');
-  const format: SqlOutputFormat = flags.csv ? 'csv' : flags.json ? 'json' : 'table';
-  const statements = splitStatements(statement);
-  if (statements.length === 0)
-    throw new UsageError('no SQL statement given: pass one, e.g. events-mirror sql "select count(*) from events"');
-  if (statements.length > 1) return refuse(severalStatements(statements.length));
-  const { config, logger } = createContext({ logFd: 2, interactive: true });
-  const warehouse = await openWarehouse(config, logger);
-  try {
-    const result = await warehouse.readOnlyQuery(statements[0]!);
-    process.stdout.write(renderQueryRows(result, format));
-    return EXIT_OK;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === READ_ONLY_SQL_TRANSACTION) {
-      return refuse(
-        `refused: ${errorMessage(error)}: events-mirror sql only reads (each statement runs in a READ ONLY transaction); ` +
-          "change the warehouse with the mirror's own commands (migrate, backfill, forget), never by hand",
-      );
-    }
-    if (MULTIPLE_COMMANDS.test(errorMessage(error))) return refuse(severalStatements(2));
-    printFailure(`SQL error${typeof code === 'string' ? ` ${code}` : ''}: ${describeSqlError(error)}`);
-    return EXIT_FAILURE;
-  } finally {
-    await warehouse.close();
-  }
-}
-
-function severalStatements(count: number): string {
-  return `refused: events-mirror sql runs one statement, this text holds ${count}: run them one at a time, without a ';' between two`;
-}
-
-function refuse(message: string): number {
-  printFailure(message);
-  return EXIT_USAGE;
-}
-
-/** PostgreSQL's message, then its detail and hint when it gives them, on one line. */
-function describeSqlError(error: unknown): string {
-  const { detail, hint } = error as { detail?: unknown; hint?: unknown };
-  return [errorMessage(error), typeof detail === 'string' ? `detail: ${detail}` : '', typeof hint === 'string' ? `hint: ${hint}` : '']
-    .filter((part) => part !== '')
-    .join('; ');
+    .action(action(async (statement: string, flags: SqlFlags) => (await import('./sql-run.js')).runSql(statement, flags)));
 }

@@ -4,32 +4,10 @@
  * --scope; --json for scripts. The project listings and the schema changes follow in a few lines.
  */
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
-import { commandJson, printableJson } from '../report/json-output.js';
-import { renderListings } from '../report/listings-status.js';
-import { renderSchemaChanges, renderSchemaChangesLine } from '../report/schema-changes.js';
-import { renderScopeStatus, renderStatus } from '../report/status-report.js';
-import type { Scope } from '../scope.js';
-import { openWarehouse } from '../sync/runtime.js';
-import { schemaChangesSince } from '../warehouse/event-schema.repository.js';
-import { catalogDifferences } from '../warehouse/event-type-catalog.repository.js';
-import { EXIT_OK, action, createContext } from './context.js';
-import { lagThresholdMs, readFleet } from './fleet.js';
+import { SCHEMA_CHANGES_DAYS } from '../report/schema-changes.js';
+import { action } from './context.js';
 import { durationSeconds, scopeArg } from './options.js';
-
-const SCHEMA_CHANGES_DAYS = 7;
-/** `status --schema-changes` lists this many; the event_catalog view has them all. */
-const SCHEMA_CHANGES_LISTED = 200;
-
-interface StatusFlags {
-  scope?: Scope;
-  failing?: boolean;
-  /** true: the default threshold; a number: seconds. */
-  lagging?: boolean | number;
-  all?: boolean;
-  json?: boolean;
-  schemaChanges?: boolean;
-}
+import type { StatusFlags } from './status-run.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -50,59 +28,5 @@ export function registerStatusCommand(program: Command): void {
       '--schema-changes',
       `list the event types and fields first seen in the last ${SCHEMA_CHANGES_DAYS} days instead (and, with an Atlas v2 source, the types the event type catalogue lacks or dropped)`,
     )
-    .action(action(async (flags: StatusFlags) => runStatus(flags)));
-}
-
-async function runStatus(flags: StatusFlags): Promise<number> {
-  if (flags.failing && flags.lagging !== undefined) {
-    throw new UsageError('--failing and --lagging both given: choose one (a failing scope is not counted as lagging)');
-  }
-  if (flags.schemaChanges && (flags.scope || flags.failing || flags.lagging !== undefined || flags.json)) {
-    throw new UsageError('--schema-changes lists schema changes only: drop --scope, --failing, --lagging and --json');
-  }
-  const { config, logger } = createContext({ logFd: 2, interactive: true });
-  const warehouse = await openWarehouse(config, logger);
-  try {
-    const now = new Date();
-    const since = new Date(now.getTime() - SCHEMA_CHANGES_DAYS * 86_400_000);
-    if (flags.schemaChanges) {
-      const [changes, catalog] = await Promise.all([
-        schemaChangesSince(warehouse.db, since, SCHEMA_CHANGES_LISTED),
-        catalogDifferences(warehouse.db, since),
-      ]);
-      process.stdout.write(renderSchemaChanges({ ...changes, catalog }, SCHEMA_CHANGES_DAYS));
-      return EXIT_OK;
-    }
-    const threshold = lagThresholdMs(config, typeof flags.lagging === 'number' ? flags.lagging : undefined);
-    const fleet = await readFleet(warehouse.db, config, { now, lagThresholdMs: threshold, countEvents: true });
-    if (flags.scope) {
-      const key = flags.scope.key;
-      const one = fleet.health.find((h) => h.scope === key);
-      if (!one) {
-        const all = fleet.health.map((h) => h.scope).sort();
-        throw new UsageError(`--scope ${key} is neither configured nor in the warehouse; known: ${all.join(', ') || 'none'}`);
-      }
-      process.stdout.write(
-        flags.json ? printableJson(commandJson('status', now, fleet.summary, [one])) : renderScopeStatus(one, threshold),
-      );
-      return EXIT_OK;
-    }
-    const filter = flags.failing ? 'failing' : flags.lagging !== undefined ? 'lagging' : undefined;
-    const rows = filter ? fleet.health.filter((h) => h.state === filter) : fleet.health;
-    if (flags.json) {
-      process.stdout.write(printableJson(commandJson('status', now, fleet.summary, rows)));
-      return EXIT_OK;
-    }
-    process.stdout.write(renderStatus(fleet.summary, { rows, filter, all: flags.all === true }, now));
-    if (filter) return EXIT_OK;
-    process.stdout.write(renderListings(fleet.known));
-    const [schemaChanges, catalog] = await Promise.all([
-      schemaChangesSince(warehouse.db, since, 0),
-      catalogDifferences(warehouse.db, since),
-    ]);
-    process.stdout.write(renderSchemaChangesLine({ ...schemaChanges, catalog }, SCHEMA_CHANGES_DAYS));
-    return EXIT_OK;
-  } finally {
-    await warehouse.close();
-  }
+    .action(action(async (flags: StatusFlags) => (await import('./status-run.js')).runStatus(flags)));
 }

@@ -13,7 +13,7 @@ import { mapWithConcurrency } from '../sync/concurrency.js';
 import { discoverScopes } from '../sync/discovery.js';
 import { scopeLockFor } from '../sync/lock.js';
 import type { SyncContext } from '../sync/run-window.js';
-import { syncSettings } from '../sync/runtime.js';
+import { syncSettings } from '../sync/open-warehouse.js';
 import { syncScope, type ScopeRunResult } from '../sync/sync-scope.js';
 import { createWarehouse, type Warehouse } from '../warehouse/database.js';
 import { migrateToLatest } from '../warehouse/migrator.js';

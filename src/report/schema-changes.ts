@@ -5,6 +5,9 @@ import { formatTimestamp } from '../time.js';
 import { renderTable } from './table.js';
 import { wrapList } from './wrap-list.js';
 
+/** How far back `status` looks for schema changes. */
+export const SCHEMA_CHANGES_DAYS = 7;
+
 /** Under a count of schema changes: the command that lists them. */
 export const LIST_THEM = '  list them: npx events-mirror status --schema-changes';
 

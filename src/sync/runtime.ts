@@ -1,7 +1,6 @@
 /**
- * Builds what an in-process sync needs from the configuration: the warehouse, the API client,
- * the scope lock and the sync settings. The embedded warehouse is migrated on open (it is ours
- * and has no release step); a PostgreSQL warehouse must have been migrated by `migrate`.
+ * Builds what an in-process sync needs from the configuration: the warehouse (open-warehouse.ts),
+ * the API client, the scope lock and the sync settings.
  */
 import { createEventsClient, type EventsClient } from '../api/client.js';
 import { ApiClients } from '../api/clients.js';
@@ -10,10 +9,10 @@ import type { ApiMetrics } from '../api/metrics.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createWarehouse, type Warehouse } from '../warehouse/database.js';
-import { assertMigrated, migrateToLatest } from '../warehouse/migrator.js';
+import type { Warehouse } from '../warehouse/database.js';
 import { scopeLockFor } from './lock.js';
-import type { SyncContext, SyncSettings } from './run-window.js';
+import { openWarehouse, syncSettings } from './open-warehouse.js';
+import type { SyncContext } from './run-window.js';
 
 export interface SyncRuntime {
   readonly ctx: SyncContext;
@@ -32,41 +31,6 @@ export interface SyncRuntimeOptions {
   /** Shared through Redis by workers; in-process commands use the client's in-memory default. */
   readonly budget?: RequestBudget;
   readonly metrics?: ApiMetrics;
-}
-
-export function syncSettings(config: Config): SyncSettings {
-  return {
-    itemsPerPage: config.api.itemsPerPage,
-    maxPagesPerWindow: config.sync.maxPagesPerWindow,
-    lookbackSeconds: config.sync.lookbackSeconds,
-    settleSeconds: config.sync.settleSeconds,
-    windowSeconds: config.sync.windowSeconds,
-    initialDays: config.sync.initialDays,
-  };
-}
-
-/** Opens the warehouse (migrated) for commands that read or write it. */
-export async function openWarehouse(config: Config, logger: Logger): Promise<Warehouse> {
-  const warehouse = await createWarehouse({
-    ...(config.database.url ? { url: config.database.url } : {}),
-    schema: config.database.schema,
-    dataDir: config.database.dataDir,
-    // Every running scope pins one connection for its advisory lock, needs two for its pages'
-    // transactions (two pages of a window write at once), and one for the lookups of the pages
-    // read ahead; a smaller pool could deadlock with every connection holding a lock, or make the
-    // writes wait.
-    poolSize: 4 * Math.max(config.sync.concurrency, config.worker.concurrency) + 2,
-    deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
-    logger,
-  });
-  try {
-    if (warehouse.kind === 'pglite') await migrateToLatest(warehouse, logger);
-    else await assertMigrated(warehouse);
-    return warehouse;
-  } catch (error) {
-    await warehouse.close();
-    throw error;
-  }
 }
 
 export async function openSyncRuntime(config: Config, logger: Logger, options: SyncRuntimeOptions = {}): Promise<SyncRuntime> {

@@ -47,7 +47,7 @@ describe('docs/troubleshooting.md', () => {
   it('notices a message removed from the page (the check itself)', () => {
     const removed = page.replace(/^- `--set and --reset both given: choose one`.*\n/m, '');
     expect(undocumented(removed, messages)).toEqual([
-      expect.stringMatching(/^src\/commands\/checkpoint\.ts:\d+: --set and --reset both given: choose one$/),
+      expect.stringMatching(/^src\/commands\/checkpoint-run\.ts:\d+: --set and --reset both given: choose one$/),
     ]);
   });
 });
