@@ -17,7 +17,7 @@ export const CLI_ENTRY_ENV = 'TEST_CLI_ENTRY';
 /** The arguments to `node` that start the CLI, before its own. */
 export function cliNodeArgs(): string[] {
   const built = process.env[CLI_ENTRY_ENV];
-  return built ? ['--enable-source-maps', built] : ['--import', 'tsx', CLI];
+  return built ? [built] : ['--import', 'tsx', CLI];
 }
 
 export interface CliResult {
