@@ -31,13 +31,19 @@ import {
 import { REDIS_URL } from '../helpers/services.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
 
-const PARTITION_MS = 20_000;
-const SHUTDOWN_TIMEOUT_MS = 5_000;
+type Dependency = 'postgres' | 'redis' | 'api';
+
+/**
+ * How long each dependency stays silent: past the deadline that notices it, no longer. PostgreSQL:
+ * the 3 s query deadline and the 2 s connect deadline both fire. Redis: a command outlives the 11 s
+ * socket deadline, so the connection is replaced and reconnects fail against the partition before
+ * the heal. The API: /healthz names it within 11.5 s (10 s without an answer, then a 1.5 s probe).
+ */
+const PARTITION_MS: Record<Dependency, number> = { postgres: 8_000, redis: 14_000, api: 15_000 };
+const SHUTDOWN_TIMEOUT_MS = 3_000;
 /** The bound docs/operations.md promises: the shutdown timeout plus the hard stop's margin. */
 const STOP_BOUND_MS = SHUTDOWN_TIMEOUT_MS + 9_000 + 1_000;
 const HEALTH_ANSWER_MS = 5_000;
-
-type Dependency = 'postgres' | 'redis' | 'api';
 
 interface Figures {
   dependency: Dependency;
@@ -150,11 +156,11 @@ describe('scheduler and two workers through silent network failures', () => {
               const health = await healthz(port);
               return health.status === 503 && health.checks[dependency] !== 'ok' && performance.now() - partitionedAt;
             },
-            PARTITION_MS,
+            PARTITION_MS[dependency],
           ),
         );
         const noticedMs = await Promise.all(reports);
-        while (performance.now() - partitionedAt < PARTITION_MS) {
+        while (performance.now() - partitionedAt < PARTITION_MS[dependency]) {
           await Promise.all(healthPorts.map(healthz));
           await Promise.race([sleep(1_000), died]);
         }
@@ -196,7 +202,9 @@ describe('scheduler and two workers through silent network failures', () => {
       );
       console.log(
         [
-          'silent network failures (scheduler + 2 workers, 3 scopes, 20 s partitions):',
+          `silent network failures (scheduler + 2 workers, 3 scopes; partitions of ${Object.entries(PARTITION_MS)
+            .map(([d, ms]) => `${d} ${ms / 1000} s`)
+            .join(', ')}):`,
           ...figures.map(
             (f) =>
               `  ${f.dependency.padEnd(8)} noticed on /healthz after ${f.noticedMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' / ')}; ` +
