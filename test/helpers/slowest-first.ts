@@ -6,10 +6,9 @@
  * partitions and restarts, npm ci in a clone, nested vitest runs, soaks. Slowest first; re-order them
  * from a whole run's per-file durations (`npx vitest run --reporter=json --outputFile=durations.json`).
  * `npm run test:fast` leaves them out: what is left (unit tests and the quick integration tests) runs
- * in well under a minute. Those files are vitest's project `quick` (vitest.config.ts), whose files
- * share a worker's modules; a file that needs a process of its own (signals, a changed working
- * directory or global state) belongs in this list, whatever its time. Files not listed follow in
- * vitest's own order (last run's durations when it has them, else the largest file first).
+ * in well under a minute. Those files are vitest's project `quick` (vitest.config.ts). Files not
+ * listed follow in vitest's own order (last run's durations when it has them, else the largest file
+ * first).
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
