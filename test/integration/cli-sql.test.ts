@@ -82,29 +82,27 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
     );
   });
 
-  it.each([
-    [
-      'insert',
+  // One check that nothing changed, after every refusal: each CLI child opening the warehouse is
+  // most of this file's time, and a refused write that had changed something would still show.
+  it('refuses insert, update, delete, drop and several statements in one string, changing nothing', async () => {
+    const writes = [
       `insert into events (id, scope, created, event_type_name, payload, raw) select 'x' || id, scope, created, event_type_name, payload, raw from events`,
-    ],
-    ['update', `update events set event_type_name = 'CHANGED'`],
-    ['delete', 'delete from events'],
-    ['drop', 'drop table events cascade'],
-  ])('refuses %s, changing nothing', async (_name, statement) => {
-    const result = await sql(statement);
-    expect(result.stderr).toMatch(
-      /^events-mirror: refused: cannot execute \w+( TABLE)? in a read-only transaction: events-mirror sql only reads/,
-    );
-    expect(result.code).toBe(2);
-    expect(await typesNow()).toEqual(SYNCED_TYPES);
-  });
-
-  it('refuses several statements in one string, running none', async () => {
-    const result = await sql('select count(*) from events; delete from events');
-    expect(result.stderr).toBe(
+      `update events set event_type_name = 'CHANGED'`,
+      'delete from events',
+      'drop table events cascade',
+    ];
+    for (const statement of writes) {
+      const result = await sql(statement);
+      expect(result.stderr, statement).toMatch(
+        /^events-mirror: refused: cannot execute \w+( TABLE)? in a read-only transaction: events-mirror sql only reads/,
+      );
+      expect(result.code, statement).toBe(2);
+    }
+    const several = await sql('select count(*) from events; delete from events');
+    expect(several.stderr).toBe(
       "events-mirror: refused: events-mirror sql runs one statement, this text holds 2: run them one at a time, without a ';' between two\n",
     );
-    expect(result.code).toBe(2);
+    expect(several.code).toBe(2);
     expect(await typesNow()).toEqual(SYNCED_TYPES);
   });
 
