@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { REDIS_URL } from './services.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -34,16 +35,24 @@ export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessE
   return { ...base, NODE_ENV: 'test', LOG_LEVEL: 'warn', REDIS_URL, ...env };
 }
 
-let childDir: string | undefined;
+/** Each test file's folder, by its path: a worker runs several files with this module loaded once. */
+const childDirs = new Map<string, string>();
 
 /**
  * Where a CLI child runs unless the test says: with the suite's build, a folder of this test file's
- * own, so that neither a `.env` nor a `./data` in the checkout reaches the children (the CLI reads
- * both from its working directory); through tsx, the project root, where `--import tsx` resolves.
+ * own, so that neither a `.env` nor a `./data` in the checkout, nor another file's, reaches the
+ * children (the CLI reads both from its working directory); through tsx, the project root, where
+ * `--import tsx` resolves.
  */
 function defaultCwd(): string {
   if (!process.env[CLI_ENTRY_ENV]) return PROJECT_ROOT;
-  return (childDir ??= mkdtempSync(path.join(tmpdir(), 'em-cli-cwd-')));
+  const file = expect.getState().testPath ?? '';
+  let dir = childDirs.get(file);
+  if (!dir) {
+    dir = mkdtempSync(path.join(tmpdir(), 'em-cli-cwd-'));
+    childDirs.set(file, dir);
+  }
+  return dir;
 }
 
 export function spawnCli(args: readonly string[], env: Record<string, string | undefined>, cwd = defaultCwd()): ChildProcess {
