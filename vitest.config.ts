@@ -14,10 +14,12 @@ const SHARED = { pool: 'forks', isolate: false, testTimeout: 60_000, hookTimeout
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
-    // Three files at a time on 2 cores: the two longest files wait on partitions and token buckets
-    // for 80-95 s and use little CPU, so a third keeps the cores busy; a fourth only adds contention.
-    // Whole runs back to back on the same machine (2026-11-27): 3 at a time 352 s and 556 CPU-s,
-    // 4 at a time 384 s and 669 CPU-s, 5 at a time 396 s and 698 CPU-s.
+    // Three files at a time on 2 cores: the two files that start first wait on partitions and token
+    // buckets for 70-85 s and use little CPU, so a third keeps the cores busy; a fourth only adds
+    // contention. Whole runs back to back on the same machine (2026-11-27): 3 at a time 352 s and
+    // 556 CPU-s, 4 at a time 384 s and 669 CPU-s, 5 at a time 396 s and 698 CPU-s; on a slower
+    // machine, with the files sharing their worker's modules, 3 at a time 548 s and 839 CPU-s, 4 at
+    // a time 547 s and 877 CPU-s.
     maxWorkers: 3,
     sequence: { sequencer: SlowestFirst },
     projects: [
