@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import { EventsMirrorError } from './errors.js';
+import { writeTerminalLines } from './terminal-lines.js';
 
 export type { Logger };
 
@@ -53,8 +54,10 @@ export function createLogger(options: LoggerOptions): Logger {
   if (usePretty) {
     // Loaded only for a terminal: most runs (services, cron, CI, piped output) never need its 30-odd
     // modules, and every command pays for what it loads at start.
-    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
-    return pino(base, pretty({ destination: fd, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+    const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+    const prettify = prettyFactory({ ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' });
+    // Through terminal-lines rather than to the fd: a progress bar on the same terminal keeps them above itself.
+    return pino(base, { write: (line: string) => writeTerminalLines(fd, prettify(line)) });
   }
   return pino(base, pino.destination({ fd, sync: fd === 2 }));
 }

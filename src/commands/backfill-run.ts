@@ -1,6 +1,5 @@
 /** `events-mirror backfill`'s work, loaded when the command runs: backfill.ts defines its flags. */
 import type { Scope } from '../scope.js';
-import cliProgress from 'cli-progress';
 import { requireApiAccess, scopeSettings } from '../config.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { backfillScope, type BackfillProgress } from '../sync/backfill.js';
@@ -9,6 +8,8 @@ import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_OK, createContext } from './context.js';
 import { requireKnownScopes } from './known-scopes.js';
+import { terminalProgress } from './progress.js';
+import type { Logger } from '../logger.js';
 
 export interface BackfillOptions {
   scope: Scope;
@@ -33,7 +34,7 @@ export async function runBackfill(options: BackfillOptions): Promise<number> {
   const settings = scopeSettings(config, options.scope);
   const shutdown = listenForShutdown();
   const progress = progressReporter(logger, options.scope.key);
-  const runtime = await openSyncRuntime(config, progress.quietLogger, { signal: shutdown.signal });
+  const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
     await requireKnownScopes(runtime.warehouse.db, config, [options.scope]);
     const result = await backfillScope(runtime.ctx, settings, options.from, to, {
@@ -60,34 +61,15 @@ export async function runBackfill(options: BackfillOptions): Promise<number> {
   }
 }
 
-/** A progress bar on a terminal; otherwise a log line per window. */
-function progressReporter(logger: import('../logger.js').Logger, scopeKey: string) {
-  if (!process.stderr.isTTY) {
-    return {
-      quietLogger: logger,
-      update: (p: BackfillProgress) =>
-        logger.info(p, `backfill ${scopeKey}: ${p.windowsDone}/${p.windowsTotal} windows, ${p.totals.eventsSeen} events`),
-      stop: () => undefined,
-    };
-  }
-  const bar = new cliProgress.SingleBar(
-    { format: `backfill ${scopeKey} [{bar}] {value}/{total} windows | {events} events | eta {eta_formatted}`, stream: process.stderr },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
+/** A progress bar on a terminal; otherwise a log line per window (at LOG_LEVEL=info). */
+function progressReporter(logger: Logger, scopeKey: string) {
+  // The scope is on the command line: the bar leaves it out to fit in 80 columns with its eta.
+  const bar = terminalProgress('backfill [{bar}] {value}/{total} windows | {events} events | eta {eta_formatted}', logger);
   return {
-    // Window completion lines would tear the bar: keep warnings and errors only.
-    quietLogger: logger.child({}, { level: logger.isLevelEnabled('warn') ? 'warn' : logger.level }),
     update: (p: BackfillProgress) => {
-      if (!started) {
-        bar.start(p.windowsTotal, 0, { events: 0 });
-        started = true;
-      }
-      bar.update(p.windowsDone, { events: p.totals.eventsSeen });
+      logger.info(p, `backfill ${scopeKey}: ${p.windowsDone}/${p.windowsTotal} windows, ${p.totals.eventsSeen} events`);
+      bar.update(p.windowsDone, p.windowsTotal, { events: p.totals.eventsSeen.toLocaleString('en-US') });
     },
-    stop: () => {
-      if (started) bar.stop();
-      started = false;
-    },
+    stop: () => bar.stop(),
   };
 }

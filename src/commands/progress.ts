@@ -1,9 +1,12 @@
 /**
  * Progress for the commands a person runs, on stderr when it is a terminal: a bar that one line
- * redraws (nothing when stderr is a file or a pipe, or when LOG_LEVEL=info lines would tear it).
+ * redraws (nothing when stderr is a file or a pipe, or when LOG_LEVEL=info lines would stream by).
+ * Log lines written while it is drawn appear above it, whole, and the bar is drawn again below
+ * them (terminal-lines.ts): they neither tear the bar nor are cut at the terminal's width.
  */
 import cliProgress from 'cli-progress';
 import type { Logger } from '../logger.js';
+import { drawLinesAbove } from '../terminal-lines.js';
 
 export interface Progress {
   /** `done` of `total` units, and the fields the format names. */
@@ -16,18 +19,31 @@ const NONE: Progress = { update: () => undefined, stop: () => undefined };
 /** `format` is cli-progress's: {bar}, {value}, {total}, {eta_formatted} and the fields given to update. */
 export function terminalProgress(format: string, logger?: Logger): Progress {
   if (!process.stderr.isTTY || logger?.isLevelEnabled('info')) return NONE;
-  const bar = new cliProgress.SingleBar({ format, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
-  let started = false;
+  // cli-progress's MultiBar (with one bar) is the one that can print lines above its bars. With
+  // linewrap on it cuts the bar itself to the terminal's width and leaves the terminal's wrapping
+  // alone, so a long log line wraps instead of being cut.
+  const bars = new cliProgress.MultiBar(
+    { format, stream: process.stderr, hideCursor: true, linewrap: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let bar: cliProgress.SingleBar | undefined;
   return {
     update(done, total, fields = {}) {
-      if (!started) bar.start(total, 0, fields);
-      started = true;
+      if (!bar) {
+        bar = bars.create(total, 0, fields);
+        drawLinesAbove((text) => {
+          bars.log(text);
+          bars.update();
+        });
+      }
       bar.setTotal(total);
       bar.update(Math.min(done, total), fields);
     },
     stop() {
-      if (started) bar.stop();
-      started = false;
+      if (!bar) return;
+      drawLinesAbove(undefined);
+      bars.stop();
+      bar = undefined;
     },
   };
 }

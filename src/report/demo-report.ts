@@ -7,7 +7,7 @@ import type { Database } from '../warehouse/database.js';
 import { formatTimestamp } from '../time.js';
 import { topActors } from './report-data.js';
 import { plural } from './shorten.js';
-import { formatDuration, renderTable } from './table.js';
+import { formatDuration, renderTable, terminalSafe } from './table.js';
 
 export interface SummaryFilter {
   /** Events created from then on; absent: all. */
@@ -85,13 +85,7 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date, filter: 
         actors.map((r) => [r.actor, r.actor_kind, r.events]),
       ),
     ),
-    section(
-      'Recent configuration changes',
-      renderTable(
-        ['created', 'scope', 'type', 'status', 'name', 'params'],
-        changes.map((r) => [formatTimestamp(r.created), r.scope, r.diff_type, r.diff_status, r.diff_name, r.param_names.join(', ') || '-']),
-      ),
-    ),
+    section('Recent configuration changes', renderChangesByScope(changes)),
     section(
       'Sync lag',
       renderTable(
@@ -100,6 +94,34 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date, filter: 
       ),
     ),
   ].join('\n');
+}
+
+interface ConfigChange {
+  created: Date;
+  scope: string;
+  diff_type: string | null;
+  diff_status: string | null;
+  diff_name: string | null;
+  param_names: string[];
+}
+
+/**
+ * The changes newest first, under a line naming their scope whenever it changes: a scope column
+ * (30 characters for a project) would push the table past 80 columns.
+ */
+function renderChangesByScope(changes: readonly ConfigChange[]): string {
+  const [head, rule, ...rows] = renderTable(
+    ['created', 'type', 'status', 'name', 'params'],
+    changes.map((r) => [formatTimestamp(r.created), r.diff_type, r.diff_status, r.diff_name, r.param_names.join(', ') || '-']),
+  )
+    .trimEnd()
+    .split('\n');
+  const lines = [`  ${head}`, `  ${rule}`];
+  changes.forEach((change, i) => {
+    if (change.scope !== changes[i - 1]?.scope) lines.push(terminalSafe(change.scope));
+    lines.push(`  ${rows[i]}`);
+  });
+  return `${lines.join('\n')}\n`;
 }
 
 function section(title: string, body: string): string {

@@ -1,4 +1,8 @@
-/** The table `sync --once` prints at the end: one row per scope, then what changed in one or two lines. */
+/**
+ * The table `sync --once` prints at the end: one row per scope, then what changed in one or two
+ * lines. Within 80 columns for a project's scope and six-digit counts: the windows a pass walked are
+ * in `sync_runs` and `--json`, not here.
+ */
 import { errorMessage } from '../errors.js';
 import type { ScopeRunResult } from '../sync/sync-scope.js';
 import { LIST_THEM } from './schema-changes.js';
@@ -8,7 +12,6 @@ import { formatDuration, renderTable } from './table.js';
 export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date): string {
   const rows = results.map((r) => [
     r.scope,
-    r.totals.windows,
     r.totals.pages,
     r.totals.inserted,
     r.totals.changed,
@@ -21,7 +24,7 @@ export function renderSyncSummary(results: readonly ScopeRunResult[], now: Date)
     failed.length === 0
       ? `${plural(results.length, 'scope')} synced\n`
       : `${failed.length} of ${plural(results.length, 'scope')} failed: the whole error with npx events-mirror status --scope ${failed[0]!.scope}\n`;
-  return renderTable(['scope', 'windows', 'pages', 'new', 'changed', 'rejected', 'lag', 'status'], rows) + footer + schemaLine(results);
+  return renderTable(['scope', 'pages', 'new', 'changed', 'rejected', 'lag', 'status'], rows) + footer + schemaLine(results);
 }
 
 /** `schema: 3 new event types, 12 new fields (kept as received)`, then the command that lists them; or nothing. */

@@ -34,6 +34,7 @@ export const SLOW_TEST_FILES: readonly string[] = [
   'test/integration/sync-crash.test.ts',
   'test/integration/embedded-warehouse-lock.test.ts',
   'test/integration/check-command.test.ts',
+  'test/integration/terminal-screen.test.ts',
   'test/integration/queue-processes.test.ts',
   'test/integration/queue-config-change.test.ts',
   'test/integration/demo.test.ts',

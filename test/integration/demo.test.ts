@@ -41,7 +41,7 @@ describe('events-mirror demo', () => {
     expect(existsSync(path.join(dataDir, 'demo'))).toBe(true);
     // The HTML report (html-report.test.ts opens one in a browser), its path printed.
     const report = path.join(dataDir, 'demo-report.html');
-    expect(result.stdout).toContain(`The report with charts (alert episodes, security changes, top actors, sync lag): ${report}\n`);
+    expect(result.stdout).toContain(`The report with charts (alerts, security changes, top actors, sync lag):\n  ${report}\n`);
     const html = readFileSync(report, 'utf8');
     for (const chart of ['events-per-day', 'alert-episodes', 'top-actors', 'security-changes']) {
       expect(html).toMatch(new RegExp(`<figure class="chart" data-chart="${chart}">\\s*<figcaption>.*</figcaption>\\s*<svg `));

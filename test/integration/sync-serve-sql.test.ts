@@ -18,6 +18,7 @@ import { ADMIN_URL, copyMigratedDataDir, type EmbeddedDataDir } from '../helpers
 import { emulatorEnv } from '../helpers/emulator.js';
 import { startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
+import { countCell, syncSummaryRows } from '../helpers/sync-summary.js';
 
 const PSQL = '/usr/bin/psql';
 
@@ -47,8 +48,7 @@ async function pgCount(port: number): Promise<number> {
 
 /** The summary table's `new` column, summed. */
 function landedInFirstPass(output: string): number {
-  const table = output.slice(output.indexOf('scope  '));
-  return [...table.matchAll(/^(?:org|group):\S+\s+\d+\s+\d+\s+([\d,]+)\s/gm)].reduce((sum, m) => sum + Number(m[1]!.replace(/,/g, '')), 0);
+  return [...syncSummaryRows(output).values()].reduce((sum, row) => sum + countCell(row.new), 0);
 }
 
 describe('sync --serve-sql', () => {
