@@ -1,7 +1,8 @@
 /**
- * The Events API emulator over node:http: Digest authentication, roles, both list endpoints and
- * the single-event endpoints under /api/public/v1.0, the service's headers and errors, and the
- * faults of faults.ts. One debug log line per request; never the Authorization header.
+ * The Events API emulator over node:http: Digest and OAuth authentication, roles, both list
+ * endpoints and the single-event endpoints under the v1.0 and Atlas v2 prefixes, the service's
+ * headers and errors, and the faults of faults.ts; the other resources (projects, event types) are
+ * resource-answers.ts's. One debug log line per request; never the Authorization header.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,8 +32,8 @@ import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiK
 import { LiveEvents } from './live-events.js';
 import { TokenIssuer, type TokenLimits } from './oauth-tokens.js';
 import { TOKEN_PATH, answerTokenRequest, grantOf, type ServiceAccountGrant } from './token-endpoint.js';
-import { projectDocument } from './projects.js';
-import { booleanParam, listLinks, parseListParams, parsePageParams } from './query.js';
+import { eventTypesAnswer, projectsAnswer } from './resource-answers.js';
+import { booleanParam, listLinks, parseListParams } from './query.js';
 import { Rng } from './random.js';
 import { ATLAS_EVENTS_VERSION, ATLAS_V1_PREFIX, ATLAS_V2_PREFIX, checkAccept, type AtlasVersions } from './atlas-v2.js';
 import { EventTypeCatalog } from './event-type-catalog.js';
@@ -116,9 +117,6 @@ export const DEFAULT_DAYS = 30;
 
 // Paths below the dialect's prefix (API_PREFIX, /api/atlas/v1.0 or /api/atlas/v2).
 const ROUTE = /^\/(groups|orgs)\/([^/]+)\/events(?:\/([^/]+))?\/?$/;
-const ORG_PROJECTS_ROUTE = /^\/orgs\/([^/]+)\/groups\/?$/;
-const PROJECT_ROUTE = /^\/groups\/([^/]+)\/?$/;
-const EVENT_TYPES_ROUTE = /^\/eventTypes\/?$/;
 
 /** The dialect a path speaks, and the path below its prefix; undefined for no known prefix. */
 function splitPrefix(path: string): { prefix: string; rest: string; v2: boolean } | undefined {
@@ -234,18 +232,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         if (typeof version !== 'string') throw version;
       }
       const listBase = `${origin}${dialect.prefix}`;
-      if (v2 && EVENT_TYPES_ROUTE.test(rest)) {
-        const params = parsePageParams(search);
-        const all = catalog.all();
-        const body: Record<string, unknown> = {
-          links: listLinks(`${listBase}/eventTypes`, search, params, all.length),
-          results: all.slice((params.pageNum - 1) * params.itemsPerPage, params.pageNum * params.itemsPerPage),
-          ...(params.includeCount ? { totalCount: all.length } : {}),
-        };
-        sendOk(res, body, { pretty });
+      const eventTypes = v2 ? eventTypesAnswer(catalog, rest, listBase, search) : undefined;
+      if (eventTypes) {
+        sendOk(res, eventTypes, { pretty });
         return { status: 200 };
       }
-      const projects = projectsAnswer(key, rest, listBase, search);
+      const projects = projectsAnswer(dataset, key, rest, listBase, search);
       if (projects) {
         if (v2) takeToken('org', projects.scope, path, bucketHeaders);
         const decision = faults.decide(projects.scope);
@@ -340,37 +332,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     stats.tokenBucketRefusals += 1;
     headers['Retry-After'] = String(answer.retryAfterSec);
     throw rateLimitedTokenBucket(path, answer.retryAfterSec, answer.size.capacity, answer.size.refill, answer.periodSeconds, hints);
-  }
-
-  /** `GET /orgs/{orgId}/groups` and `GET /groups/{groupId}` (paths below the prefix), or undefined for any other path. */
-  function projectsAnswer(
-    key: ApiKeyGrant,
-    path: string,
-    listBase: string,
-    search: URLSearchParams,
-  ): { scope: string; body: object; list: boolean } | undefined {
-    const list = ORG_PROJECTS_ROUTE.exec(path);
-    if (list) {
-      const orgId = decodeURIComponent(list[1] as string);
-      if (!dataset.hasScope(`org:${orgId}`)) throw orgNotFound(orgId);
-      if (!canReadOrg(key, orgId)) throw cannotAccessOrg(orgId);
-      const params = parsePageParams(search);
-      const all = dataset.projectsOf(orgId);
-      const page = all.slice((params.pageNum - 1) * params.itemsPerPage, params.pageNum * params.itemsPerPage);
-      const body: Record<string, unknown> = {
-        links: listLinks(`${listBase}/orgs/${orgId}/groups`, search, params, all.length),
-        results: page.map((project) => projectDocument(project, dataset.baseUrl)),
-        ...(params.includeCount ? { totalCount: all.length } : {}),
-      };
-      return { scope: `org:${orgId}`, body, list: true };
-    }
-    const one = PROJECT_ROUTE.exec(path);
-    if (!one) return undefined;
-    const groupId = decodeURIComponent(one[1] as string);
-    const project = dataset.project(groupId);
-    if (!project) throw groupNotFound(groupId);
-    if (!canReadGroup(key, groupId, project.orgId)) throw cannotAccessGroup(groupId);
-    return { scope: `group:${groupId}`, body: projectDocument(project, dataset.baseUrl), list: false };
   }
 
   function actOnFault(
