@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import { EventsMirrorError } from './errors.js';
-import { writeTerminalLines } from './terminal-lines.js';
+import { writeAboveBar } from './terminal-lines.js';
 
 export type { Logger };
 
@@ -56,8 +56,14 @@ export function createLogger(options: LoggerOptions): Logger {
     // modules, and every command pays for what it loads at start.
     const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     const prettify = prettyFactory({ ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' });
-    // Through terminal-lines rather than to the fd: a progress bar on the same terminal keeps them above itself.
-    return pino(base, { write: (line: string) => writeTerminalLines(fd, prettify(line)) });
+    const out = pino.destination({ fd, sync: true });
+    // A progress bar drawn on the same terminal takes the lines, to keep them above itself.
+    return pino(base, {
+      write: (line: string) => {
+        const text = prettify(line);
+        if (!writeAboveBar(fd, text)) out.write(text);
+      },
+    });
   }
   return pino(base, pino.destination({ fd, sync: fd === 2 }));
 }

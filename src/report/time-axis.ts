@@ -61,11 +61,9 @@ export function daysOf(period: Period): Array<{ day: string; label: string }> {
 export function timeEncoding(period: Period, widthPx: number) {
   const axis = timeAxisFor(period, widthPx);
   return {
-    // As expressions: a list of values is also turned into expressions for the x2 channel, and Vega-Lite warns of the two.
-    scale: {
-      type: 'utc' as const,
-      domain: [{ expr: `datetime(${period.since.getTime()})` }, { expr: `datetime(${period.until.getTime()})` }],
-    },
+    // The period's ends as domainMin and domainMax rather than a domain: with an x2 channel, Vega-Lite
+    // 6.4 writes a domain twice in two forms and warns on stderr that they conflict, whatever the form.
+    scale: { type: 'utc' as const, domainMin: period.since.getTime(), domainMax: period.until.getTime() },
     axis: {
       format: axis.format,
       // Vega-Lite's types call the hour interval 'hour', a name Vega 6 does not know ("cannot read
