@@ -21,9 +21,10 @@ export function terminalProgress(format: string, logger?: Logger): Progress {
   if (!process.stderr.isTTY || logger?.isLevelEnabled('info')) return NONE;
   // cli-progress's MultiBar (with one bar) is the one that can print lines above its bars. With
   // linewrap on it cuts the bar itself to the terminal's width and leaves the terminal's wrapping
-  // alone, so a long log line wraps instead of being cut.
+  // alone, so a long log line wraps instead of being cut. The cursor stays visible: a Ctrl-C that
+  // ends the process before stop() would leave it hidden in the person's shell.
   const bars = new cliProgress.MultiBar(
-    { format, stream: process.stderr, hideCursor: true, linewrap: true },
+    { format, stream: process.stderr, hideCursor: false, linewrap: true },
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | undefined;
