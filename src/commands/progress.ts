@@ -21,10 +21,11 @@ export function terminalProgress(format: string, logger?: Logger): Progress {
   if (!process.stderr.isTTY || logger?.isLevelEnabled('info')) return NONE;
   // cli-progress's MultiBar (with one bar) is the one that can print lines above its bars. With
   // linewrap on it cuts the bar itself to the terminal's width and leaves the terminal's wrapping
-  // alone, so a long log line wraps instead of being cut. The cursor stays visible: a Ctrl-C that
+  // alone, so a long log line wraps instead of being cut. A bar of 30 cells leaves room in 80
+  // columns for the counts and backfill's eta. The cursor stays visible: a Ctrl-C that
   // ends the process before stop() would leave it hidden in the person's shell.
   const bars = new cliProgress.MultiBar(
-    { format, stream: process.stderr, hideCursor: false, linewrap: true },
+    { format, stream: process.stderr, hideCursor: false, linewrap: true, barsize: 30 },
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | undefined;

@@ -54,17 +54,19 @@ describe('the demo in an 80-column terminal', () => {
 
 describe('sync --once in an 80-column terminal, warnings on', () => {
   let emulator: RunningEmulator;
+  let cwd: string;
+  let env: Record<string, string | undefined>;
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, seed: 7, eventsPerScope: 1500, days: 7, faults: { malformedRate: 0.005 } });
+    cwd = mkdtempSync(path.join(tmpdir(), 'em-screen-sync-'));
+    env = { ...AS_A_PERSON, ...emulatorEnv(emulator), EVENTS_START_DATE: daysAgo(8).toISOString(), LOG_LEVEL: 'warn' };
   });
   afterAll(async () => {
     await emulator?.close();
   });
 
   it('prints each warning whole above the bar, the bar once below them, then a summary within 80 columns', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'em-screen-sync-'));
-    const env = { ...AS_A_PERSON, ...emulatorEnv(emulator), EVENTS_START_DATE: daysAgo(8).toISOString(), LOG_LEVEL: 'warn' };
     const run = await runCliInTerminal(['sync', '--once'], env, { cwd });
     const lines = screenLines(run.rows);
     expect(run.code, lines.join('\n')).toBe(0);
@@ -83,5 +85,16 @@ describe('sync --once in an 80-column terminal, warnings on', () => {
     const summary = lines.slice(bars[0]![1] + 1);
     expect(summary).toContain('4 scopes synced');
     for (const line of summary) expect(line.length, line).toBeLessThanOrEqual(80);
+  }, 120_000);
+
+  it('backfill draws its bar with the counts and the eta within 80 columns', async () => {
+    const scope = emulator.dataset.scopes()[0]!;
+    const run = await runCliInTerminal(['backfill', '--scope', scope, '--from', daysAgo(7).toISOString()], env, { cwd });
+    const lines = screenLines(run.rows);
+    expect(run.code, lines.join('\n')).toBe(0);
+    const bars = lines.filter((line) => line.startsWith('backfill ['));
+    expect(bars).toEqual([expect.stringMatching(/\] (\d+)\/\1 windows \| [\d,]+ events \| eta \S+$/)]);
+    expect(bars[0]!.length).toBeLessThanOrEqual(80);
+    expect(lines.some((line) => line.startsWith(`backfilled ${scope} `))).toBe(true);
   }, 120_000);
 });
