@@ -6,7 +6,8 @@ import { EXIT_OK, createContext } from './context.js';
 const MIGRATION_QUERY_TIMEOUT_MS = 60 * 60_000;
 
 export async function runMigrate(): Promise<number> {
-  const { config, logger } = createContext({ logFd: 2 });
+  // Its summary below names every migration applied: the per-migration log lines are for LOG_LEVEL=info.
+  const { config, logger } = createContext({ logFd: 2, interactive: true });
   const warehouse = await createWarehouse({
     ...(config.database.url ? { url: config.database.url } : {}),
     schema: config.database.schema,

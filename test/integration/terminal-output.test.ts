@@ -80,6 +80,19 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
   }, 180_000);
 });
 
+describe('migrate at the default log level', () => {
+  it('names each migration it applied on stdout, once, and prints nothing on stderr', async () => {
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'em-terminal-migrate-')), 'data');
+    const result = await runCli(['migrate'], { EVENTS_MIRROR_DATA_DIR: dataDir, LOG_LEVEL: undefined, NODE_ENV: undefined });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const [summary, ...names] = result.stdout.trimEnd().split('\n');
+    expect(summary).toBe(`applied ${names.length} migrations to embedded warehouse schema events_mirror:`);
+    expect(names.length).toBeGreaterThan(10);
+    for (const name of names) expect(name).toMatch(/^ {2}\d{4}_\d\d_\d\d_\d{6}_[a-z_]+$/);
+  });
+});
+
 describe('command-line arguments on a PostgreSQL warehouse', () => {
   const GROUP = '60000000000000000000f036';
   const SCOPE = `group:${GROUP}`;
