@@ -27,7 +27,9 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
     redisConfigured() ? checkRedisLine(config.redis.url) : Promise.resolve(undefined),
   ]);
   const results = [...api, warehouse, ...(redis ? [redis] : [])];
-  process.stdout.write(flags.json ? `${JSON.stringify(results, null, 2)}\n` : renderCheck(results));
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(results, null, 2)}\n` : renderCheck(results, process.stdout.isTTY ? process.stdout.columns : undefined),
+  );
   return results.some((r) => r.outcome === 'problem') ? EXIT_FAILURE : EXIT_OK;
 }
 

@@ -1,4 +1,5 @@
 /** `events-mirror check` for a terminal: a line a check, what failed first-class, within 80 columns where it can. */
+import { Help } from 'commander';
 import { terminalSafe } from './table.js';
 
 export interface CheckResult {
@@ -12,8 +13,20 @@ export interface CheckResult {
 
 const MARK: Readonly<Record<CheckResult['outcome'], string>> = { ok: 'ok     ', problem: 'PROBLEM', skipped: 'skipped' };
 
-export function renderCheck(results: readonly CheckResult[]): string {
-  const lines = results.map((r) => `${MARK[r.outcome]}  ${terminalSafe(r.subject)}: ${terminalSafe(r.detail)}`);
+const INDENT = ' '.repeat(MARK.ok.length + 2);
+
+/**
+ * `width`: the terminal's columns when the output is one. Each check's text then wraps at spaces
+ * under itself (a word longer than a line, a URL or a path, stays whole); without it a check is one
+ * line, for scripts and logs.
+ */
+export function renderCheck(results: readonly CheckResult[], width?: number): string {
+  const help = new Help();
+  const lines = results.map((r) => {
+    const text = `${terminalSafe(r.subject)}: ${terminalSafe(r.detail)}`;
+    const [first, ...rest] = width === undefined ? [text] : help.boxWrap(text, width - INDENT.length).split('\n');
+    return [`${MARK[r.outcome]}  ${first}`, ...rest.map((line) => INDENT + line)].join('\n');
+  });
   const problems = results.filter((r) => r.outcome === 'problem').length;
   const summary =
     problems === 0

@@ -66,6 +66,21 @@ describe('sync --once in an 80-column terminal, warnings on', () => {
     await emulator?.close();
   });
 
+  it('check wraps each line under itself within 80 columns', async () => {
+    const run = await runCliInTerminal(['check'], env, { cwd });
+    const lines = screenLines(run.rows);
+    expect(run.code, lines.join('\n')).toBe(0);
+    expect(
+      run.rows.filter((row) => row.wrapped),
+      'rows that continue a line wider than 80 columns',
+    ).toEqual([]);
+    // Each scope, the credential, the warehouse and the suite's Redis; the credential's line, with its URL, wraps.
+    const oks = lines.filter((line) => line.startsWith('ok       '));
+    expect(oks).toHaveLength(emulator.dataset.scopes().length + 3);
+    expect(lines).toContain(`all ${oks.length} checks passed`);
+    expect(lines.some((line) => /^ {9}\S/.test(line))).toBe(true);
+  }, 120_000);
+
   it('prints each warning whole above the bar, the bar once below them, then a summary within 80 columns', async () => {
     const run = await runCliInTerminal(['sync', '--once'], env, { cwd });
     const lines = screenLines(run.rows);
