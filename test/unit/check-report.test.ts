@@ -13,7 +13,11 @@ const RESULTS: CheckResult[] = [
     detail:
       'the key cannot read this project (403 USER_CANNOT_ACCESS_GROUP): give the key the Project Read Only role on it, or remove the scope from EVENTS_SCOPES',
   },
-  { subject: 'warehouse', outcome: 'ok', detail: 'embedded, at /a/very/long/path/that/is/one/word/and/longer/than/any/line/can/hold/data/pglite' },
+  {
+    subject: 'warehouse',
+    outcome: 'ok',
+    detail: 'embedded, at /a/very/long/path/that/is/one/word/and/longer/than/any/line/can/hold/data/pglite',
+  },
 ];
 
 describe('check for a terminal', () => {
