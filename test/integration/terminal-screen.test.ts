@@ -14,22 +14,28 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/server.j
 import { cliEnv, cliNodeArgs } from '../helpers/cli.js';
 import { emulatorEnv } from '../helpers/emulator.js';
 import { daysAgo } from '../helpers/sync-fixture.js';
-import { runCliInTerminal, screenLines } from '../helpers/terminal.js';
+import { runCliInTerminal, screenLines, type TerminalRun } from '../helpers/terminal.js';
 
 /** As a person runs it: no LOG_LEVEL, no NODE_ENV (config/test.json would make it silent). */
 const AS_A_PERSON = { LOG_LEVEL: undefined, NODE_ENV: undefined };
 const WARNING = /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: /;
 
+/** The run's screen lines, once it exited 0 with no row continuing a line wider than the terminal. */
+function succeededWithoutWrapping(run: TerminalRun): string[] {
+  const lines = screenLines(run.rows);
+  expect(run.code, lines.join('\n')).toBe(0);
+  expect(
+    run.rows.filter((row) => row.wrapped),
+    'rows that continue a line wider than 80 columns',
+  ).toEqual([]);
+  return lines;
+}
+
 describe('the demo in an 80-column terminal', () => {
   it('fits without wrapping, draws its bar once, prints no warning, and its look-around lines work when pasted', async () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'em-screen-demo-'));
     const run = await runCliInTerminal(['demo', '--events-per-scope', '400', '--days', '7'], AS_A_PERSON, { cwd });
-    const lines = screenLines(run.rows);
-    expect(run.code, lines.join('\n')).toBe(0);
-    expect(
-      run.rows.filter((row) => row.wrapped),
-      'rows that continue a line wider than 80 columns',
-    ).toEqual([]);
+    const lines = succeededWithoutWrapping(run);
     // The emulator's deliberate malformed events are counted in the summary, not warned about a page at a time.
     expect(lines.filter((line) => line.includes('WARN'))).toEqual([]);
     const malformed = /\((\d+) malformed set aside in rejected_events\)/.exec(lines.join('\n'));
@@ -68,12 +74,7 @@ describe('sync --once in an 80-column terminal, warnings on', () => {
 
   it('check wraps each line under itself within 80 columns', async () => {
     const run = await runCliInTerminal(['check'], env, { cwd });
-    const lines = screenLines(run.rows);
-    expect(run.code, lines.join('\n')).toBe(0);
-    expect(
-      run.rows.filter((row) => row.wrapped),
-      'rows that continue a line wider than 80 columns',
-    ).toEqual([]);
+    const lines = succeededWithoutWrapping(run);
     // Each scope, the credential, the warehouse and the suite's Redis; the credential's line, with its URL, wraps.
     const oks = lines.filter((line) => line.startsWith('ok       '));
     expect(oks).toHaveLength(emulator.dataset.scopes().length + 3);
