@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import xterm from '@xterm/headless';
-import { cliEnv, cliNodeArgs } from './cli.js';
+import { cliEnv, cliNodeArgs, waitForExit } from './cli.js';
 
 export interface TerminalRow {
   /** What the row shows, trailing blanks cut. */
@@ -41,19 +41,7 @@ export async function runCliInTerminal(
   const terminal = new xterm.Terminal({ cols: columns, rows: 24, scrollback: 100_000, allowProposedApi: true });
   const written: Promise<void>[] = [];
   child.stdout.on('data', (chunk: Buffer) => written.push(new Promise((resolve) => terminal.write(chunk, resolve))));
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} did not exit within ${options.timeoutMs ?? 120_000} ms in the terminal`));
-    }, options.timeoutMs ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      resolve(exitCode);
-    });
-  });
+  const { code, stderr } = await waitForExit(child, options.timeoutMs);
   if (stderr) throw new Error(`script wrote on its own stderr: ${stderr}`);
   await Promise.all(written);
   const buffer = terminal.buffer.active;
