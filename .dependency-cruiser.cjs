@@ -3,7 +3,8 @@
  * `npm run lint:layers` fails with the rule's name when an import crosses a line drawn here.
  */
 const layer = (name) => `^src/${name}/`;
-const SHARED = '^src/(config|deadline|errors|json-text|logger|scope|terminal-lines|time|shutdown-signals|wasm-modules)\\.ts$';
+const SHARED =
+  '^src/(config|deadline|errors|json-text|jsonb-numbers|logger|scope|terminal-lines|time|shutdown-signals|utf8-text|wasm-modules)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -6,10 +6,11 @@
  * This is the only module that reads process.env. Secrets (the private key) come from the
  * environment only; a config file that holds one is refused.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
+import { readUtf8File } from './utf8-text.js';
 import { z } from 'zod';
 import { API_DIALECTS, DEFAULT_API_VERSION, dialectMismatch, inferDialect, type ApiDialect } from './api-dialect.js';
 import { credentialsSchema, readSecretFile, resolveCredentials, type Credential } from './credentials.js';
@@ -293,7 +294,7 @@ export function readDotEnv(dir: string): Record<string, string> {
   if (!existsSync(file)) return {};
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readUtf8File(file);
   } catch (error) {
     throw new ConfigError(
       `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): fix its permissions or remove it`,
@@ -391,7 +392,7 @@ function readJsonLayer(file: string, required: boolean): { source: string; value
   }
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    value = JSON.parse(readUtf8File(file));
   } catch (error) {
     throw new ConfigError(`config file ${file} is not valid JSON (${jsonSyntaxProblem(error)}): fix the file`, { cause: error });
   }

@@ -19,6 +19,7 @@ import type { RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
 import type { ListBody } from './validate.js';
+import { utf8Text } from '../utf8-text.js';
 
 export interface ExchangeDeps {
   readonly dispatcher: Dispatcher;
@@ -73,6 +74,7 @@ export async function sendWithDigest(
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let body: Buffer;
+    let text: string;
     // The request listens on a signal of its own, linked to the caller's until its body is read.
     const link = signal ? linkedSignal(signal) : undefined;
     try {
@@ -91,6 +93,7 @@ export async function sendWithDigest(
       status = response.statusCode;
       headers = response.headers;
       body = Buffer.from(await response.body.arrayBuffer());
+      text = utf8Text(body);
     } catch (error) {
       signal?.throwIfAborted();
       const elapsedMs = performance.now() - started;
@@ -123,18 +126,12 @@ export async function sendWithDigest(
       status,
       limit: headerText(headers['ratelimit-limit']),
       remaining: headerText(headers['ratelimit-remaining']),
-      bodyText: status === 429 ? body.toString('utf8') : undefined,
+      bodyText: status === 429 ? text : undefined,
     });
 
     // A refused token (revoked, or expired early) is replaced once per request; a second refusal is
     // the answer. An access error (no role on this scope) is this scope's answer: the token is kept.
-    if (
-      status === 401 &&
-      bearer &&
-      deps.tokens &&
-      !renewedToken &&
-      isTokenRefused(status, headerText(headers['www-authenticate']), body.toString('utf8'))
-    ) {
+    if (status === 401 && bearer && deps.tokens && !renewedToken && isTokenRefused(status, headerText(headers['www-authenticate']), text)) {
       renewedToken = true;
       deps.tokens.invalidate(bearer);
       logger.info({ scope: context.scope }, `the service account's token was refused for ${context.scope}: minting a new one`);
@@ -165,7 +162,6 @@ export async function sendWithDigest(
       continue;
     }
     if (auth) session.confirm(auth);
-    const text = body.toString('utf8');
     const list = interpretResponse(
       context,
       { status, retryAfter: headerText(headers['retry-after']), bodyText: text },

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { ApiError, ApiTransientError, describeFailure, type ApiFailure } from './api-error.js';
 import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
+import { utf8Text } from '../utf8-text.js';
 
 export interface ServiceAccountTokensOptions {
   /** `{origin}/api/oauth/token`. */
@@ -145,7 +146,7 @@ export class ServiceAccountTokens {
           signal,
         });
         status = response.statusCode;
-        text = await response.body.text();
+        text = utf8Text(Buffer.from(await response.body.arrayBuffer()));
         const header = response.headers['retry-after'];
         retryAfter = Array.isArray(header) ? header[0] : header;
       } catch (error) {
