@@ -4,6 +4,7 @@
  * new eventTypeNames) is kept as received. Pure.
  */
 import { nestingDepth } from '../json-text.js';
+import { unstorableJsonbNumber } from '../jsonb-numbers.js';
 import { parseIsoDate } from '../time.js';
 import type { ApiEvent, RejectedEvent, ValidEvent } from './types.js';
 
@@ -39,6 +40,10 @@ export function validateEvent(value: unknown, json?: string): EventCheck {
       rejected: { reason: `nested ${depth} levels deep, over the ${MAX_EVENT_DEPTH} the warehouse keeps`, payload: value, json },
     };
   }
+  const number = json === undefined ? undefined : unstorableJsonbNumber(json);
+  if (number !== undefined) {
+    return { ok: false, rejected: { reason: unstorableNumberReason(number), payload: value, json } };
+  }
   if (typeof id === 'string' && id.length > 0 && createdDate) {
     const event: ValidEvent =
       json === undefined
@@ -52,6 +57,12 @@ export function validateEvent(value: unknown, json?: string): EventCheck {
   ].filter((problem) => problem !== undefined);
   const reason = problems.join('; ');
   return { ok: false, rejected: json === undefined ? { reason, payload: value } : { reason, payload: value, json } };
+}
+
+/** Why an event holding `number` is set aside; a number of thousands of digits is shown by its ends. */
+export function unstorableNumberReason(number: string): string {
+  const shown = number.length > 40 ? `${number.slice(0, 20)}…${number.slice(-12)} (${number.length} characters)` : number;
+  return `holds the number ${shown}, beyond what PostgreSQL's jsonb keeps (numeric: 16,383 digits after the point, a leading digit up to 10^131071)`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { RejectedEvent } from '../events/types.js';
 import { MAX_EVENT_DEPTH } from '../events/validate-event.js';
 import { parseIsoDate } from '../time.js';
 import { nestingDepth } from '../json-text.js';
+import { unstorableJsonbNumber } from '../jsonb-numbers.js';
 import { storableJsonText, toStorableJson } from './storable-json.js';
 import type { Database } from './tables.js';
 
@@ -81,7 +82,8 @@ function createdOf(payload: unknown): Date | undefined {
 
 /**
  * The rejected event's payload as jsonb text: its text as sent when kept, else serialised; a JSON
- * string holding the text when nested too deeply for jsonb, said so in `note` (added to the reason).
+ * string holding the text when jsonb cannot hold it (nested too deeply, or a number past numeric's
+ * range), said so in `note` (added to the reason).
  */
 function payloadJson(item: RejectedEvent): { payload: string; note: string } {
   if (item.json === undefined) {
@@ -94,9 +96,8 @@ function payloadJson(item: RejectedEvent): { payload: string; note: string } {
   }
   const text = storableJsonText(item.json);
   // Nesting that deep needs at least two characters a level: most texts are too short to be scanned.
-  if (text.length <= 2 * MAX_EVENT_DEPTH) return { payload: text, note: '' };
-  const depth = nestingDepth(text);
-  if (depth <= MAX_EVENT_DEPTH) return { payload: text, note: '' };
+  const tooDeep = text.length > 2 * MAX_EVENT_DEPTH && nestingDepth(text) > MAX_EVENT_DEPTH;
+  if (!tooDeep && unstorableJsonbNumber(text) === undefined) return { payload: text, note: '' };
   return {
     payload: toStorableJson(text),
     note: '; payload holds its text as sent, in a JSON string',
