@@ -32,7 +32,19 @@ export function acceptHeader(dialect: ApiDialect, version: string): string {
   return dialect === 'atlas-v2' ? `application/vnd.atlas.${version}+json` : 'application/json';
 }
 
-/** An answer that refuses the requested resource version: 406, 410, or 400 INVALID_VERSION_DATE. */
+/**
+ * The errorCodes with which the Atlas Administration API refuses the requested resource version,
+ * and why. Only these say the version is wrong for every request of the credential; any other 406
+ * or 410 (`410 GROUP_DELETED`, a proxy's 406) is about the one request or scope that got it.
+ */
+export const VERSION_REFUSAL_CODES: Readonly<Record<string, string>> = Object.freeze({
+  VERSION_GONE: '410: the version was retired',
+  INVALID_VERSION_DATE: '400 or 406: the date is no version of the resource',
+  NOT_ACCEPTABLE: '406: the Accept header names no version the resource serves',
+});
+
+/** An answer that refuses the requested resource version: a 400, 406 or 410 with one of VERSION_REFUSAL_CODES. */
 export function isVersionRefusal(status: number | undefined, errorCode: string | undefined): boolean {
-  return status === 406 || status === 410 || (status === 400 && errorCode === 'INVALID_VERSION_DATE');
+  if (status !== 400 && status !== 406 && status !== 410) return false;
+  return errorCode !== undefined && Object.hasOwn(VERSION_REFUSAL_CODES, errorCode);
 }

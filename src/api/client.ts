@@ -86,6 +86,13 @@ export interface WindowQuery {
   clusterNames?: readonly string[];
 }
 
+/**
+ * How long a refused resource version stops the credential's requests unsent before one asks again
+ * (a version refused is refused for every scope; a minute spares the service a refused request a
+ * scope, and a version accepted again is noticed within it).
+ */
+export const VERSION_RECHECK_MS = 60_000;
+
 const RETRY_DEFAULTS = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
 
 export class EventsClient {
@@ -100,8 +107,11 @@ export class EventsClient {
   readonly #version: string;
   readonly #versionKey: string;
   readonly #source: string;
-  /** Set once the service refused the resource version: every later request of this source fails with it. */
-  #versionRefused: ApiError | undefined;
+  /**
+   * Set when the service refused the resource version: the source's requests fail with it, unsent,
+   * for VERSION_RECHECK_MS; the next one asks again, and an answer that is no refusal clears it.
+   */
+  #versionRefused: { error: ApiError; atMs: number } | undefined;
   /** Whether requests have been getting answers (the worker's /healthz reports it). */
   readonly reachability = new ApiReachability();
   /** A dispatcher for one readiness probe: the shared one when injected, else a fresh one. */
@@ -276,10 +286,11 @@ export class EventsClient {
     signal?: AbortSignal,
     expect: { countRequired: boolean; uncounted?: string | undefined } = { countRequired: true },
   ): Promise<{ list: ListBody; bytes: number; requests: number; text: string }> {
-    if (this.#versionRefused) throw refusedForScope(this.#versionRefused, scope);
+    const { now, logger, metrics, budget } = this.#deps;
+    const refused = this.#versionRefused;
+    if (refused && now() - refused.atMs < VERSION_RECHECK_MS) throw refusedForScope(refused.error, scope);
     let target = firstTarget;
     let countRequired = expect.countRequired;
-    const { now, logger, metrics, budget } = this.#deps;
     const started = now();
     const counter = { requests: 0 };
     for (let attempt = 1; ; attempt += 1) {
@@ -287,13 +298,15 @@ export class EventsClient {
       const context: RequestContext = { scope: scope.key, method: 'GET', url: this.#origin + uri, target };
       try {
         const { list, bytes, text } = await sendWithDigest(this.#deps, scope, context, uri, counter, signal, countRequired);
+        this.#versionAccepted();
         return { list, bytes, requests: counter.requests, text };
       } catch (error) {
         signal?.throwIfAborted();
         if (error instanceof ApiError && this.#dialect === 'atlas-v2' && isVersionRefusal(error.status, error.errorCode)) {
-          this.#versionRefused = versionRefusal(error, this.#version, this.#versionKey);
+          const refusal = versionRefusal(error, this.#version, this.#versionKey);
+          this.#versionRefused = { error: refusal, atMs: now() };
           metrics?.versionRefused.set({ source: this.#source }, 1);
-          throw this.#versionRefused;
+          throw refusal;
         }
         if (!(error instanceof ApiTransientError)) throw error;
         if (this.#dialect === 'atlas-v2' && error.errorCode === 'TIMEOUT_WHILE_PAGING') {
@@ -327,6 +340,14 @@ export class EventsClient {
         await this.#sleep(wait, signal);
       }
     }
+  }
+
+  /** A list answered: the version is accepted, and a refusal remembered earlier is over. */
+  #versionAccepted(): void {
+    if (!this.#versionRefused) return;
+    this.#versionRefused = undefined;
+    this.#deps.metrics?.versionRefused.set({ source: this.#source }, 0);
+    this.#deps.logger.info({ source: this.#source }, `the Atlas Administration API accepts resource version ${this.#version} again`);
   }
 
   /** The pages of one window, pageNum 1, 2, … until a short page (links and counts are not trusted). */

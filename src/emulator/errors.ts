@@ -113,6 +113,10 @@ export const notAcceptable = (accept: string): EmulatorHttpError =>
 export const invalidVersionDate = (version: string): EmulatorHttpError =>
   new EmulatorHttpError(400, 'INVALID_VERSION_DATE', `The version ${version} is not a valid version of this resource.`, [version]);
 
+/** Atlas v2: the project was deleted (a 410 about the project, not the resource version). */
+export const groupDeleted = (groupId: string): EmulatorHttpError =>
+  new EmulatorHttpError(410, 'GROUP_DELETED', `Project ${groupId} has been deleted.`, [groupId]);
+
 /** A resource version that was retired. */
 export const versionGone = (version: string): EmulatorHttpError =>
   new EmulatorHttpError(410, 'VERSION_GONE', `The version ${version} of this resource has been removed; upgrade to a newer version.`, [

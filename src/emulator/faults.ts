@@ -41,6 +41,11 @@ export interface FaultOptions {
    * is asked for (includeCount true, the default); 0 = off.
    */
   timeoutPagingDepth: number;
+  /**
+   * Atlas v2: projects whose events answer 410 GROUP_DELETED, as the service answers for a project
+   * deleted while a client still reads it (a 410 that is no version refusal).
+   */
+  deletedGroups: readonly string[];
   /** Atlas v2: token buckets per endpoint set and scope (undefined = off; ATLAS_TOKEN_BUCKETS are the service's). */
   tokenBuckets?: TokenBucketSettings;
 }
@@ -58,6 +63,7 @@ export const NO_FAULTS: Readonly<FaultOptions> = Object.freeze({
   dropLinksRate: 0,
   totalCountShare: 1,
   timeoutPagingDepth: 0,
+  deletedGroups: [],
 });
 
 const PROBABILITIES = [

@@ -14,6 +14,7 @@ import {
   cannotAccessGroup,
   cannotAccessOrg,
   eventNotFound,
+  groupDeleted,
   groupNotFound,
   ipNotOnAccessList,
   methodNotAllowed,
@@ -99,6 +100,8 @@ export interface RunningEmulator {
   readonly keys: ApiKeyGrant[];
   readonly dataset: Dataset;
   setFaults(faults: Partial<FaultOptions>): void;
+  /** Atlas v2: changes the resource versions served and retired, as the service's releases do. */
+  setAtlasVersions(changes: Partial<AtlasVersions>): void;
   setLiveRate(perSecond: number): void;
   /** Tokens issued so far, token requests refused for the limits, and each token (to check none reaches a log). */
   tokens(): { issued: number; refused: number; all: string[] };
@@ -182,7 +185,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   );
   const logger = options.logger;
   const catalog = new EventTypeCatalog();
-  const versions: AtlasVersions = {
+  let versions: AtlasVersions = {
     supported: options.atlasVersions?.supported ?? [ATLAS_EVENTS_VERSION],
     retired: options.atlasVersions?.retired ?? [],
   };
@@ -260,6 +263,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const scopeId = decodeURIComponent(match[2] as string);
       const scopeKey = `${kind}:${scopeId}`;
       if (!dataset.hasScope(scopeKey)) throw kind === 'group' ? groupNotFound(scopeId) : orgNotFound(scopeId);
+      if (v2 && kind === 'group' && faults.options.deletedGroups.includes(scopeId)) throw groupDeleted(scopeId);
       if (kind === 'group' ? !canReadGroup(key, scopeId, dataset.orgIdOf(scopeId)) : !canReadOrg(key, scopeId)) {
         throw kind === 'group' ? cannotAccessGroup(scopeId) : cannotAccessOrg(scopeId);
       }
@@ -393,6 +397,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     keys,
     dataset,
     setFaults: (changes) => faults.set(changes),
+    setAtlasVersions: (changes) => (versions = { ...versions, ...changes }),
     setLiveRate: (perSecond) => live.setRate(perSecond),
     tokens: () => ({ issued: issuer.issued, refused: issuer.refused, all: issuer.tokens() }),
     revokeTokens: (clientId) => issuer.revokeAll(clientId),

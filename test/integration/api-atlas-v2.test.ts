@@ -2,12 +2,13 @@
  * The client in the Atlas v2 dialect against the emulator over real HTTP: the versioned Accept,
  * the count asked on a window's first page only, a page that times out counting asked again
  * without the count, and a refused resource version as a permanent error naming api.version,
- * kept for every later scope of the source.
+ * kept for every later scope of the source until the version is accepted again; a 410 that is no
+ * version refusal (410 GROUP_DELETED) fails its own scope only.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { ApiError } from '../../src/api/api-error.js';
-import { EventsClient, type EventsClientOptions, type EventsPage } from '../../src/api/client.js';
+import { EventsClient, VERSION_RECHECK_MS, type EventsClientOptions, type EventsPage } from '../../src/api/client.js';
 import { createApiMetrics } from '../../src/api/metrics.js';
 import { unlimitedRequestBudget } from '../../src/api/request-budget.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
@@ -35,7 +36,8 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(clients.map((c) => c.close()));
   clients = [];
-  emulator.setFaults({ timeoutPagingDepth: 0 });
+  emulator.setFaults({ timeoutPagingDepth: 0, deletedGroups: [] });
+  emulator.setAtlasVersions({ retired: ['2019-01-01'] });
 });
 afterAll(async () => {
   await emulator.close();
@@ -103,6 +105,39 @@ describe('EventsClient in the atlas-v2 dialect', () => {
     const again = await c.listEvents(parseScope('group:g2'), { ...window }).catch((error: unknown) => error);
     expect((again as ApiError).message).toMatch(/^group:g2 not read: .*api\.version/);
     expect(emulator.stats().requests).toBe(before);
+  });
+
+  it('fails only its own scope on a 410 that is no version refusal (GROUP_DELETED)', async () => {
+    const metrics = createApiMetrics(new Registry());
+    const c = client({ metrics });
+    emulator.setFaults({ deletedGroups: ['g1'] });
+    const failure = await c.listEvents(parseScope('group:g1'), { ...window }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(410);
+    expect((failure as ApiError).code).toBe('API_GROUP_DELETED');
+    expect((failure as ApiError).message).not.toMatch(/version/);
+    expect((await metrics.versionRefused.get()).values).toEqual([{ labels: { source: 'default' }, value: 0 }]);
+    const other = await c.listEvents(parseScope('group:g2'), { ...window, itemsPerPage: ITEMS_PER_PAGE });
+    expect(other.events.length).toBe(ITEMS_PER_PAGE);
+  });
+
+  it('asks again after a refused version and clears the refusal when the version is accepted again', async () => {
+    const metrics = createApiMetrics(new Registry());
+    let clock = Date.now();
+    const c = client({ metrics, now: () => clock });
+    emulator.setAtlasVersions({ retired: ['2019-01-01', '2023-01-01'] });
+    const failure = await c.listEvents(parseScope('group:g1'), { ...window }).catch((error: unknown) => error);
+    expect((failure as ApiError).code).toBe('API_VERSION_REFUSED');
+    emulator.setAtlasVersions({ retired: ['2019-01-01'] });
+    const before = emulator.stats().requests;
+    const held = await c.listEvents(parseScope('group:g2'), { ...window }).catch((error: unknown) => error);
+    expect((held as ApiError).code).toBe('API_VERSION_REFUSED');
+    expect(emulator.stats().requests).toBe(before);
+    clock += VERSION_RECHECK_MS;
+    const page = await c.listEvents(parseScope('group:g2'), { ...window, itemsPerPage: ITEMS_PER_PAGE });
+    expect(page.events.length).toBe(ITEMS_PER_PAGE);
+    expect((await metrics.versionRefused.get()).values).toEqual([{ labels: { source: 'default' }, value: 0 }]);
+    expect((await c.listEvents(parseScope('group:g1'), { ...window, itemsPerPage: ITEMS_PER_PAGE })).events.length).toBe(ITEMS_PER_PAGE);
   });
 
   it('lists an organization’s projects on v2', async () => {
