@@ -55,8 +55,15 @@ export function linkedSignal(parent: AbortSignal): { readonly signal: AbortSigna
   return { signal: controller.signal, unlink };
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** The longest delay a Node timer keeps: past it Node fires after 1 ms (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Resolves after `ms` (at most MAX_TIMER_MS, about 24.8 days: a longer wait is cut there, never
+ * turned into a 1 ms one), or rejects with the signal's reason as soon as it aborts.
+ */
+export function sleep(asked: number, signal?: AbortSignal): Promise<void> {
+  const ms = Math.min(asked, MAX_TIMER_MS);
   if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise((resolve, reject) => {

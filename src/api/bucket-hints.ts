@@ -2,8 +2,11 @@
  * What an answer says of its scope's token bucket (Atlas v2): `RateLimit-Limit` (the capacity) and
  * `RateLimit-Remaining` on any answer, and a 429 `RATE_LIMITED_TOKEN_BUCKET` body whose parameters
  * are `[path, retryAfterSec, capacity, refill, periodSec]`. The service "might not always" send
- * them: an answer without them says nothing (the budget keeps its configured guess).
+ * them: an answer without them says nothing (the budget keeps its configured guess). Each number is
+ * clamped to its range in network-ranges.ts.
  */
+import { clampNetworkNumber } from './network-ranges.js';
+
 /** The parts of an answer that speak of the rate limit (send-with-digest hands them over). */
 export interface RateLimitHeaders {
   readonly status: number;
@@ -23,6 +26,21 @@ export interface BucketHint {
 }
 
 export function readBucketHint(answer: RateLimitHeaders): BucketHint | undefined {
+  const hint = unboundedHint(answer);
+  return hint === undefined ? undefined : boundedHint(hint);
+}
+
+/** The hint with each number within its range (network-ranges.ts). */
+export function boundedHint(hint: BucketHint): BucketHint {
+  const capacity = clampNetworkNumber('bucketCapacity', hint.capacity);
+  return {
+    capacity,
+    remaining: Math.min(capacity, clampNetworkNumber('bucketRemaining', hint.remaining)),
+    refillPerSecond: hint.refillPerSecond === undefined ? undefined : clampNetworkNumber('bucketRefill', hint.refillPerSecond),
+  };
+}
+
+function unboundedHint(answer: RateLimitHeaders): BucketHint | undefined {
   if (answer.status === 429 && answer.bodyText !== undefined) {
     const fromBody = bodyHint(answer.bodyText);
     if (fromBody) return fromBody;

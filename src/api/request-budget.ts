@@ -9,15 +9,19 @@
  * body says how fast it refills, the scope follows that instead of the configured guess: tokens are
  * counted down a request at a time, refilled at the bucket's rate (the configured rate until a 429
  * body tells the real one), and a request waits while the count is at a small reserve
- * (RESERVE_SHARE of the capacity, at least 2, below the capacity), so a fleet slows before it is refused. What was heard
- * is kept for HINT_TTL_MS after the last answer that said it (in Redis for every worker); with
- * no such answer the budget is the configured one, as before.
+ * (RESERVE_SHARE of the capacity, at least 2, at most MAX_RESERVE_TOKENS, below the capacity), so a
+ * fleet slows before it is refused. What was heard is kept for HINT_TTL_MS after the last answer
+ * that said it (in Redis for every worker); with no such answer the budget is the configured one,
+ * as before. The numbers heard are clamped to their ranges (network-ranges.ts), a wait lasts
+ * BUDGET_WAIT_MS.min to .max before the budget is asked again, and a pause at most the longest
+ * Retry-After: whatever the service says, no scope waits for hours and no loop spins.
  */
 import { sleep } from '../abort.js';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Scope, ScopeKind } from '../scope.js';
-import type { BucketHint } from './bucket-hints.js';
+import { boundedHint, type BucketHint } from './bucket-hints.js';
+import { NETWORK_RANGES } from './network-ranges.js';
 
 export interface RequestBudget {
   /** Waits until the scope may send one more request (abortable), then counts it. */
@@ -32,6 +36,21 @@ export interface RequestBudget {
 export const HINT_TTL_MS = 120_000;
 /** The share of the bucket's capacity kept back for requests already in flight (at least 2 tokens). */
 export const RESERVE_SHARE = 0.05;
+/** The most tokens kept back (5 % of the documented 500-token bucket): a refill of seconds, never minutes. */
+export const MAX_RESERVE_TOKENS = 25;
+/**
+ * One wait of `take` before it asks the budget again: at least `min` (so a waiting request asks
+ * Redis at most 50 times a second, whatever the arithmetic said), at most `max` (so what a later
+ * answer or the lapse of a hint changes is noticed within a minute).
+ */
+export const BUDGET_WAIT_MS = { min: 20, max: 60_000 } as const;
+/** The longest pause a 429 may put on a scope: the longest Retry-After honoured. */
+export const MAX_PAUSE_MS = NETWORK_RANGES.retryAfter.max * 1000;
+
+/** A wait within BUDGET_WAIT_MS (a NaN, from arithmetic on nonsense, waits the longest). */
+function boundedWait(ms: number): number {
+  return Number.isNaN(ms) ? BUDGET_WAIT_MS.max : Math.min(BUDGET_WAIT_MS.max, Math.max(BUDGET_WAIT_MS.min, ms));
+}
 
 /** Where what was heard is kept: this process's memory, or Redis for every worker. */
 interface HeardStore {
@@ -102,7 +121,7 @@ function limiterBudget(
         const wait = await store.take(scope);
         if (wait === 0) return;
         if (wait !== undefined) {
-          await sleep(wait, signal);
+          await sleep(boundedWait(wait), signal);
           continue;
         }
         try {
@@ -110,12 +129,13 @@ function limiterBudget(
           return;
         } catch (rejection) {
           if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          await sleep(rejection.msBeforeNext > 0 ? rejection.msBeforeNext : 1000, signal);
+          await sleep(boundedWait(rejection.msBeforeNext > 0 ? rejection.msBeforeNext : 1000), signal);
         }
       }
     },
-    async pause(scope, ms) {
-      if (ms <= 0) return;
+    async pause(scope, asked) {
+      if (!(asked > 0)) return;
+      const ms = Math.min(asked, MAX_PAUSE_MS);
       await store.pause(scope, ms);
       const limiter = limiters[scope.kind];
       const current = await limiter.get(scope.key);
@@ -123,14 +143,14 @@ function limiterBudget(
       await limiter.block(scope.key, toBlockSeconds(ms));
     },
     async heard(scope, hint) {
-      await store.heard(scope, hint, perMinute[scope.kind] / 60_000);
+      await store.heard(scope, boundedHint(hint), perMinute[scope.kind] / 60_000);
     },
   };
 }
 
-/** The tokens kept back: RESERVE_SHARE of the capacity, at least 2, and always one less than the capacity. */
+/** The tokens kept back: RESERVE_SHARE of the capacity, at least 2, at most MAX_RESERVE_TOKENS, and always one less than the capacity. */
 function reserveOf(capacity: number): number {
-  return Math.min(Math.max(2, Math.ceil(capacity * RESERVE_SHARE)), capacity - 1);
+  return Math.min(Math.max(2, Math.ceil(capacity * RESERVE_SHARE)), MAX_RESERVE_TOKENS, capacity - 1);
 }
 
 interface Heard {
@@ -197,7 +217,7 @@ if paused > now then return paused - now end
 local capacity = tonumber(s[4])
 local refill = tonumber(s[3])
 local tokens = math.min(capacity, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * refill)
-local reserve = math.min(math.max(2, math.ceil(capacity * tonumber(ARGV[1]))), capacity - 1)
+local reserve = math.min(math.max(2, math.ceil(capacity * tonumber(ARGV[1]))), tonumber(ARGV[2]), capacity - 1)
 if tokens - 1 >= reserve then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
   return 0
@@ -219,7 +239,7 @@ return 1`;
 function redisHeardStore(redis: Redis, keyPrefix: string): HeardStore {
   return {
     async take(scope) {
-      const wait = Number(await redis.eval(TAKE_SCRIPT, 1, heardKey(keyPrefix, scope), String(RESERVE_SHARE)));
+      const wait = Number(await redis.eval(TAKE_SCRIPT, 1, heardKey(keyPrefix, scope), String(RESERVE_SHARE), String(MAX_RESERVE_TOKENS)));
       return wait < 0 ? undefined : wait;
     },
     async heard(scope, hint, fallbackRefillPerMs) {

@@ -2,6 +2,7 @@
  * Which failures are retried, as data (one table), and how long to wait between attempts:
  * exponential backoff with full jitter, a server's Retry-After honoured. Pure.
  */
+import { clampNetworkNumber } from './network-ranges.js';
 
 export type FailureClass =
   | { readonly retry: false; readonly why: string }
@@ -102,14 +103,21 @@ export function backoffDelayMs(retry: number, options: BackoffOptions, random: (
   return Math.floor(random() * ceiling);
 }
 
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or bad. */
+/**
+ * Retry-After as milliseconds: delta-seconds or an HTTP date, clamped to its range
+ * (network-ranges.ts: at most an hour); undefined when absent or bad.
+ */
 export function parseRetryAfterMs(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
+  let seconds: number;
+  if (/^\d+(\.\d+)?$/.test(text)) seconds = Number(text);
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    seconds = (at - nowMs) / 1000;
+  }
+  return Math.round(clampNetworkNumber('retryAfter', seconds) * 1000);
 }
 
 /**

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { ApiError, ApiTransientError, describeFailure, type ApiFailure } from './api-error.js';
 import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
+import { clampNetworkNumber } from './network-ranges.js';
 import { utf8Text } from '../utf8-text.js';
 
 export interface ServiceAccountTokensOptions {
@@ -166,7 +167,7 @@ export class ServiceAccountTokens {
         const parsed = tokenAnswer.safeParse(body);
         if (!parsed.success)
           throw new ApiError(failure(status, undefined, 'the token endpoint answered 200 without a Bearer access_token and expires_in'));
-        const lifetimeMs = parsed.data.expires_in * 1000;
+        const lifetimeMs = clampNetworkNumber('tokenLifetime', parsed.data.expires_in) * 1000;
         const renewIn = lifetimeMs > RENEW_BEFORE_MS * 2 ? lifetimeMs - RENEW_BEFORE_MS : lifetimeMs * 0.9;
         this.#current = { token: parsed.data.access_token, renewAtMs: this.#now() + renewIn };
         this.minted += 1;
