@@ -180,12 +180,12 @@ export class EventsClient {
       now: options.now ?? Date.now,
       accept: acceptHeader(this.#dialect, this.#version),
       // The budget follows what the service says is left of the scope's token bucket.
-      onRateLimitHeaders: async (scope, answer) => {
+      onRateLimitHeaders: async (scope, answer, request) => {
         const hint = readBucketHint(answer);
         if (!hint) return;
         metrics?.budgetRemaining.set({ scope_kind: scope.kind, scope: scope.key }, hint.remaining);
         try {
-          await budget.heard?.(scope, hint);
+          await budget.heard?.(scope, hint, request);
         } catch (error) {
           logger.debug({ scope: scope.key, err: error }, `${scope.key}: the request budget could not record the service's rate-limit hint`);
         }

@@ -16,6 +16,7 @@
  * BUDGET_WAIT_MS.min to .max before the budget is asked again, and a pause at most the longest
  * Retry-After: whatever the service says, no scope waits for hours and no loop spins.
  */
+import { randomUUID } from 'node:crypto';
 import { sleep } from '../abort.js';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -24,13 +25,34 @@ import { boundedHint, type BucketHint } from './bucket-hints.js';
 import { NETWORK_RANGES } from './network-ranges.js';
 
 export interface RequestBudget {
-  /** Waits until the scope may send one more request (abortable), then counts it. */
-  take(scope: Scope, signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits until the scope may send one more request (abortable), then counts it. A budget that
+   * follows token buckets returns the request's place among those in flight: hand it to `heard`
+   * with the request's answer, and call its `done` once the request is over, answered or not.
+   */
+  take(scope: Scope, signal?: AbortSignal): Promise<InFlightRequest | void>;
   /** Holds every request of the scope back for `ms` (after a 429). Never shortens a longer pause. */
   pause(scope: Scope, ms: number): Promise<void>;
-  /** Follows what an answer said of the scope's token bucket (budgets that meter elsewhere leave it out). */
-  heard?(scope: Scope, hint: BucketHint): Promise<void>;
+  /**
+   * Follows what the answer to `request` said of the scope's token bucket: the tokens left, less
+   * the scope's other requests still in flight (sent, so already spent, but not yet counted in
+   * any answer). Budgets that meter elsewhere leave it out.
+   */
+  heard?(scope: Scope, hint: BucketHint, request?: InFlightRequest | void): Promise<void>;
 }
+
+/** One request the budget let go, until its answer is in. */
+export interface InFlightRequest {
+  readonly id: string;
+  /** The request is over (answered, failed or given up): it no longer counts as in flight. */
+  done(): Promise<void>;
+}
+
+/**
+ * How long a request counts as in flight at most (twice the default request timeout): one whose
+ * process died never calls `done`, and must not hold the budget back for ever.
+ */
+export const IN_FLIGHT_TTL_MS = 60_000;
 
 /** How long a scope follows what it heard after the last answer that said it. */
 export const HINT_TTL_MS = 120_000;
@@ -54,9 +76,16 @@ function boundedWait(ms: number): number {
 
 /** Where what was heard is kept: this process's memory, or Redis for every worker. */
 interface HeardStore {
-  /** undefined: nothing heard (use the configured budget); 0: a token was taken; else ms to wait. */
-  take(scope: Scope): Promise<number | undefined>;
-  heard(scope: Scope, hint: BucketHint, fallbackRefillPerMs: number): Promise<void>;
+  /**
+   * undefined: nothing heard (use the configured budget); 0: a token was taken, and request `id`
+   * recorded as in flight in the same step; else ms to wait.
+   */
+  take(scope: Scope, id: string): Promise<number | undefined>;
+  /** Records a request the configured budget let go as in flight until `id` is done or heard. */
+  sent(scope: Scope, id: string): Promise<void>;
+  done(scope: Scope, id: string): Promise<void>;
+  /** `id`: the request this answer is to (no longer in flight). */
+  heard(scope: Scope, hint: BucketHint, fallbackRefillPerMs: number, id: string | undefined): Promise<void>;
   pause(scope: Scope, ms: number): Promise<void>;
 }
 
@@ -99,7 +128,7 @@ export async function forgetRequestBudget(redis: Redis, keyPrefix: string, scope
   await new RateLimiterRedis({ storeClient: redis, points: 1, duration: 60, keyPrefix: `${keyPrefix}:budget:${scope.kind}` }).delete(
     scope.key,
   );
-  await redis.del(heardKey(keyPrefix, scope));
+  await redis.del(heardKey(keyPrefix, scope), inFlightKey(keyPrefix, scope));
 }
 
 /** A budget that never waits, for tests and callers that meter elsewhere. */
@@ -113,20 +142,23 @@ function limiterBudget(
   store: HeardStore,
   perMinute: RequestsPerMinute,
 ): RequestBudget {
+  const inFlight = (scope: Scope, id: string): InFlightRequest => ({ id, done: () => store.done(scope, id) });
   return {
     async take(scope, signal) {
       const limiter = limiters[scope.kind];
+      const id = randomUUID();
       for (;;) {
         signal?.throwIfAborted();
-        const wait = await store.take(scope);
-        if (wait === 0) return;
+        const wait = await store.take(scope, id);
+        if (wait === 0) return inFlight(scope, id);
         if (wait !== undefined) {
           await sleep(boundedWait(wait), signal);
           continue;
         }
         try {
           await limiter.consume(scope.key, 1);
-          return;
+          await store.sent(scope, id);
+          return inFlight(scope, id);
         } catch (rejection) {
           if (!(rejection instanceof RateLimiterRes)) throw rejection;
           await sleep(boundedWait(rejection.msBeforeNext > 0 ? rejection.msBeforeNext : 1000), signal);
@@ -142,8 +174,8 @@ function limiterBudget(
       if (current && current.consumedPoints > limiter.points && current.msBeforeNext >= ms) return;
       await limiter.block(scope.key, toBlockSeconds(ms));
     },
-    async heard(scope, hint) {
-      await store.heard(scope, boundedHint(hint), perMinute[scope.kind] / 60_000);
+    async heard(scope, hint, request) {
+      await store.heard(scope, boundedHint(hint), perMinute[scope.kind] / 60_000, request ? request.id : undefined);
     },
   };
 }
@@ -155,6 +187,8 @@ function reserveOf(capacity: number): number {
 
 interface Heard {
   tokens: number;
+  /** The in-flight lapse of the request whose answer set `tokens`: orders answers by sending. */
+  order: number;
   atMs: number;
   refillPerMs: number;
   capacity: number;
@@ -164,13 +198,22 @@ interface Heard {
 
 function memoryHeardStore(now: () => number = Date.now): HeardStore {
   const scopes = new Map<string, Heard>();
+  /** Per scope: each request in flight and when it stops counting. */
+  const flying = new Map<string, Map<string, number>>();
+  const flyingOf = (scope: Scope): Map<string, number> => {
+    let requests = flying.get(scope.key);
+    if (!requests) flying.set(scope.key, (requests = new Map()));
+    const at = now();
+    for (const [id, until] of requests) if (until <= at) requests.delete(id);
+    return requests;
+  };
   const current = (scope: Scope): Heard | undefined => {
     const heard = scopes.get(scope.key);
     if (heard && heard.expiresMs <= now()) scopes.delete(scope.key);
     return scopes.get(scope.key);
   };
   return {
-    async take(scope) {
+    async take(scope, id) {
       const heard = current(scope);
       if (!heard) return undefined;
       const at = now();
@@ -180,15 +223,36 @@ function memoryHeardStore(now: () => number = Date.now): HeardStore {
       const reserve = reserveOf(heard.capacity);
       if (heard.tokens - 1 >= reserve) {
         heard.tokens -= 1;
+        flyingOf(scope).set(id, at + IN_FLIGHT_TTL_MS);
         return 0;
       }
       return Math.ceil((reserve + 1 - heard.tokens) / heard.refillPerMs);
     },
-    async heard(scope, hint, fallbackRefillPerMs) {
+    async sent(scope, id) {
+      flyingOf(scope).set(id, now() + IN_FLIGHT_TTL_MS);
+      // Let go by the configured budget while an answer's count arrived: a token that count does not know of.
+      const heard = current(scope);
+      if (heard) heard.tokens -= 1;
+    },
+    async done(scope, id) {
+      const requests = flyingOf(scope);
+      requests.delete(id);
+      if (requests.size === 0) flying.delete(scope.key);
+    },
+    async heard(scope, hint, fallbackRefillPerMs, id) {
       const before = current(scope);
       const at = now();
+      const others = flyingOf(scope);
+      // Requests are ordered by when they were sent (their in-flight lapse); an answer to one sent
+      // before the one that set the count is stale (answers overtake one another): it may lower
+      // the count, never raise it.
+      const order = (id === undefined ? undefined : others.get(id)) ?? at + IN_FLIGHT_TTL_MS;
+      if (id !== undefined) others.delete(id);
+      const tokens = Math.max(0, hint.remaining - others.size);
+      if (before && order < before.order && before.tokens <= tokens) return;
       scopes.set(scope.key, {
-        tokens: hint.remaining,
+        tokens,
+        order: Math.max(order, before?.order ?? 0),
         atMs: at,
         refillPerMs: hint.refillPerSecond !== undefined ? hint.refillPerSecond / 1000 : (before?.refillPerMs ?? fallbackRefillPerMs),
         capacity: hint.capacity,
@@ -207,6 +271,10 @@ function heardKey(keyPrefix: string, scope: Scope): string {
   return `${keyPrefix}:budget:heard:${scope.key}`;
 }
 
+function inFlightKey(keyPrefix: string, scope: Scope): string {
+  return `${keyPrefix}:budget:in-flight:${scope.key}`;
+}
+
 // The same arithmetic as memoryHeardStore's, atomic in Redis, on Redis's clock (workers' clocks differ).
 const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
 const TAKE_SCRIPT = `${NOW_MS}
@@ -220,15 +288,41 @@ local tokens = math.min(capacity, tonumber(s[1]) + math.max(0, now - tonumber(s[
 local reserve = math.min(math.max(2, math.ceil(capacity * tonumber(ARGV[1]))), tonumber(ARGV[2]), capacity - 1)
 if tokens - 1 >= reserve then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
   return 0
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 return math.ceil((reserve + 1 - tokens) / refill)`;
+// KEYS[2]: the scope's requests in flight, a sorted set scored by when each stops counting.
+// An answer to a request sent before the one whose answer set the count is stale (answers overtake
+// one another): it may lower the count, never raise it. In-flight scores order requests by sending.
 const HEARD_SCRIPT = `${NOW_MS}
 local refill = tonumber(ARGV[3])
 if refill == nil then refill = tonumber(redis.call('HGET', KEYS[1], 'refill') or ARGV[4]) end
-redis.call('HSET', KEYS[1], 'tokens', ARGV[1], 'capacity', ARGV[2], 'refill', tostring(refill), 'at', tostring(now))
+local order = now + tonumber(ARGV[7])
+if ARGV[6] ~= '' then
+  order = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[6]) or order)
+  redis.call('ZREM', KEYS[2], ARGV[6])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local tokens = math.max(0, tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[2]))
+local last = tonumber(redis.call('HGET', KEYS[1], 'order') or '0')
+local held = tonumber(redis.call('HGET', KEYS[1], 'tokens') or '')
+if order < last and held ~= nil and held <= tokens then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  return 0
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'capacity', ARGV[2], 'refill', tostring(refill), 'at', tostring(now), 'order', tostring(math.max(order, last)))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+// A request the configured budget let go while an answer's count arrived spends a token that count
+// does not know of: take it from the count (KEYS[2], the scope's heard hash, when there is one).
+const SENT_SCRIPT = `${NOW_MS}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('HEXISTS', KEYS[2], 'tokens') == 1 then redis.call('HINCRBYFLOAT', KEYS[2], 'tokens', -1) end
 return 1`;
 const PAUSE_SCRIPT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -238,20 +332,32 @@ return 1`;
 
 function redisHeardStore(redis: Redis, keyPrefix: string): HeardStore {
   return {
-    async take(scope) {
-      const wait = Number(await redis.eval(TAKE_SCRIPT, 1, heardKey(keyPrefix, scope), String(RESERVE_SHARE), String(MAX_RESERVE_TOKENS)));
+    async take(scope, id) {
+      const keys = [heardKey(keyPrefix, scope), inFlightKey(keyPrefix, scope)];
+      const wait = Number(
+        await redis.eval(TAKE_SCRIPT, 2, ...keys, String(RESERVE_SHARE), String(MAX_RESERVE_TOKENS), id, String(IN_FLIGHT_TTL_MS)),
+      );
       return wait < 0 ? undefined : wait;
     },
-    async heard(scope, hint, fallbackRefillPerMs) {
+    async sent(scope, id) {
+      await redis.eval(SENT_SCRIPT, 2, inFlightKey(keyPrefix, scope), heardKey(keyPrefix, scope), id, String(IN_FLIGHT_TTL_MS));
+    },
+    async done(scope, id) {
+      await redis.zrem(inFlightKey(keyPrefix, scope), id);
+    },
+    async heard(scope, hint, fallbackRefillPerMs, id) {
       await redis.eval(
         HEARD_SCRIPT,
-        1,
+        2,
         heardKey(keyPrefix, scope),
+        inFlightKey(keyPrefix, scope),
         String(hint.remaining),
         String(hint.capacity),
         hint.refillPerSecond === undefined ? '' : String(hint.refillPerSecond / 1000),
         String(fallbackRefillPerMs),
         String(HINT_TTL_MS),
+        id ?? '',
+        String(IN_FLIGHT_TTL_MS),
       );
     },
     async pause(scope, ms) {

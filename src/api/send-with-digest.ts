@@ -15,7 +15,7 @@ import type { ApiReachability } from './reachability.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { isTokenRefused } from './token-refusal.js';
 import type { RateLimitHeaders } from './bucket-hints.js';
-import type { RequestBudget } from './request-budget.js';
+import type { InFlightRequest, RequestBudget } from './request-budget.js';
 import { interpretResponse, type RequestContext } from './response.js';
 import { classifyTransportError } from './retry-policy.js';
 import type { ListBody } from './validate.js';
@@ -36,7 +36,7 @@ export interface ExchangeDeps {
   /** The dialect's media type: application/json on v1, application/vnd.atlas.<version>+json on Atlas v2. */
   readonly accept: string;
   /** Told the rate-limit headers of every answer (Atlas v2's token buckets); awaited before the answer is read. */
-  readonly onRateLimitHeaders?: (scope: Scope, headers: RateLimitHeaders) => Promise<void> | void;
+  readonly onRateLimitHeaders?: (scope: Scope, headers: RateLimitHeaders, request: InFlightRequest | void) => Promise<void> | void;
 }
 
 export type { RateLimitHeaders } from './bucket-hints.js';
@@ -61,8 +61,16 @@ export async function sendWithDigest(
   let recounted = false;
   let renewedToken = false;
   for (let challenges = 0; ;) {
-    await deps.budget.take(scope, signal);
-    const bearer = deps.tokens ? await deps.tokens.token(signal) : undefined;
+    const sent = await deps.budget.take(scope, signal);
+    // Counted as in flight until its answer is heard or it failed (a lost `done` lapses on its own).
+    const over = (): Promise<void> => (sent ? sent.done().catch(() => undefined) : Promise.resolve());
+    let bearer: string | undefined;
+    try {
+      bearer = deps.tokens ? await deps.tokens.token(signal) : undefined;
+    } catch (error) {
+      await over();
+      throw error;
+    }
     const auth = bearer
       ? undefined
       : received
@@ -95,6 +103,7 @@ export async function sendWithDigest(
       body = Buffer.from(await response.body.arrayBuffer());
       text = utf8Text(body);
     } catch (error) {
+      await over();
       signal?.throwIfAborted();
       const elapsedMs = performance.now() - started;
       metrics?.requests.inc({ scope_kind: scope.kind, status: 'error' });
@@ -122,12 +131,20 @@ export async function sendWithDigest(
       `${context.method} ${context.target} ${status} in ${Math.round(elapsedMs)} ms`,
     );
     if (status === 429) metrics?.rateLimited.inc({ scope_kind: scope.kind });
-    await deps.onRateLimitHeaders?.(scope, {
-      status,
-      limit: headerText(headers['ratelimit-limit']),
-      remaining: headerText(headers['ratelimit-remaining']),
-      bodyText: status === 429 ? text : undefined,
-    });
+    try {
+      await deps.onRateLimitHeaders?.(
+        scope,
+        {
+          status,
+          limit: headerText(headers['ratelimit-limit']),
+          remaining: headerText(headers['ratelimit-remaining']),
+          bodyText: status === 429 ? text : undefined,
+        },
+        sent,
+      );
+    } finally {
+      await over();
+    }
 
     // A refused token (revoked, or expired early) is replaced once per request; a second refusal is
     // the answer. An access error (no role on this scope) is this scope's answer: the token is kept.
