@@ -202,7 +202,7 @@ function memoryHeardStore(now: () => number = Date.now): HeardStore {
   const flying = new Map<string, Map<string, number>>();
   const flyingOf = (scope: Scope): Map<string, number> => {
     let requests = flying.get(scope.key);
-    if (!requests) flying.set(scope.key, (requests = new Map()));
+    if (!requests) flying.set(scope.key, (requests = new Map<string, number>()));
     const at = now();
     for (const [id, until] of requests) if (until <= at) requests.delete(id);
     return requests;
