@@ -21,6 +21,7 @@ import { registerSqlCommand } from './commands/sql.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { stopQuietlyWhenOutputCloses } from './closed-output.js';
 
 export function buildProgram(): Command {
   const program = new Command('events-mirror')
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  stopQuietlyWhenOutputCloses();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -1,6 +1,7 @@
 /**
  * SIGTERM and SIGINT for commands that run a while: the first asks for a clean stop (its promise
  * resolves and `signal` aborts); a repeat calls `onRepeat`, for processes that can stop faster.
+ * SIGPIPE too: closed-output.ts raises it when the reader of stdout or stderr has gone away.
  */
 export interface ShutdownSignals {
   /** Resolves with the first signal's name. */
@@ -24,12 +25,14 @@ export function listenForShutdown(onRepeat?: (signal: NodeJS.Signals) => void): 
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
+  process.on('SIGPIPE', handler);
   return {
     first,
     signal: controller.signal,
     dispose() {
       process.off('SIGTERM', handler);
       process.off('SIGINT', handler);
+      process.off('SIGPIPE', handler);
     },
   };
 }
