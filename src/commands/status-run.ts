@@ -4,11 +4,12 @@ import { UsageError } from '../errors.js';
 import { commandJson, printableJson } from '../report/json-output.js';
 import { renderListings } from '../report/listings-status.js';
 import { renderSchemaChanges, renderSchemaChangesLine } from '../report/schema-changes.js';
+import { needsAttention } from '../report/scope-health.js';
 import { renderScopeStatus, renderStatus } from '../report/status-report.js';
 import { openWarehouse } from '../sync/open-warehouse.js';
 import { schemaChangesSince } from '../warehouse/event-schema.repository.js';
 import { catalogDifferences } from '../warehouse/event-type-catalog.repository.js';
-import { EXIT_OK, createContext } from './context.js';
+import { EXIT_FAILURE, EXIT_OK, createContext } from './context.js';
 import { lagThresholdMs, readFleet } from './fleet.js';
 import { SCHEMA_CHANGES_DAYS } from '../report/schema-changes.js';
 
@@ -20,6 +21,14 @@ export interface StatusFlags {
   all?: boolean;
   json?: boolean;
   schemaChanges?: boolean;
+}
+
+/**
+ * The exit code of `status` (docs/commands.md, "status"): 1 when a scope it judged (the one of
+ * --scope, else all) is failing or lagging past the threshold, whatever the flags show; else 0.
+ */
+function exitCodeFor(health: Parameters<typeof needsAttention>[0]): number {
+  return needsAttention(health) ? EXIT_FAILURE : EXIT_OK;
 }
 
 /** `status --schema-changes` lists this many; the event_catalog view has them all. */
@@ -57,23 +66,23 @@ export async function runStatus(flags: StatusFlags): Promise<number> {
       process.stdout.write(
         flags.json ? printableJson(commandJson('status', now, fleet.summary, [one])) : renderScopeStatus(one, threshold),
       );
-      return EXIT_OK;
+      return exitCodeFor([one]);
     }
     const filter = flags.failing ? 'failing' : flags.lagging !== undefined ? 'lagging' : undefined;
     const rows = filter ? fleet.health.filter((h) => h.state === filter) : fleet.health;
     if (flags.json) {
       process.stdout.write(printableJson(commandJson('status', now, fleet.summary, rows)));
-      return EXIT_OK;
+      return exitCodeFor(fleet.health);
     }
     process.stdout.write(renderStatus(fleet.summary, { rows, filter, all: flags.all === true }, now));
-    if (filter) return EXIT_OK;
+    if (filter) return exitCodeFor(fleet.health);
     process.stdout.write(renderListings(fleet.known));
     const [schemaChanges, catalog] = await Promise.all([
       schemaChangesSince(warehouse.db, since, 0),
       catalogDifferences(warehouse.db, since),
     ]);
     process.stdout.write(renderSchemaChangesLine({ ...schemaChanges, catalog }, SCHEMA_CHANGES_DAYS));
-    return EXIT_OK;
+    return exitCodeFor(fleet.health);
   } finally {
     await warehouse.close();
   }

@@ -119,3 +119,11 @@ export function summarize(health: readonly ScopeHealth[], lagThresholdMs: number
     .slice(0, WORST_LAGS);
   return { scopes: health.length, byState, lagThresholdMs, failingByCode, worstLags };
 }
+
+/** The states `status` exits 1 for: a script or cron job learns from the exit code alone that the mirror needs someone. */
+export const NEEDS_ATTENTION: ReadonlySet<ScopeState> = new Set(['failing', 'lagging']);
+
+/** True when a scope of these is failing, or lagging past the threshold they were judged by. */
+export function needsAttention(health: readonly ScopeHealth[]): boolean {
+  return health.some((h) => NEEDS_ATTENTION.has(h.state));
+}

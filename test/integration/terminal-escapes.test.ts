@@ -76,12 +76,12 @@ describe('terminal escapes from the feed', () => {
     expect(sync.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
 
     const status = await runCli(['status'], env);
-    expect(status.code, status.stderr).toBe(0);
+    expect(status.code, status.stderr).toBe(1);
     expect(status.stdout).not.toMatch(RAW_CONTROL);
     expect(status.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
     // The failing scopes' table shows the 404's detail, cut to 80 columns counting the escapes.
     const failing = await runCli(['status', '--failing'], env);
-    expect(failing.code, failing.stderr).toBe(0);
+    expect(failing.code, failing.stderr).toBe(1);
     expect(failing.stdout).not.toMatch(RAW_CONTROL);
     expect(failing.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);
     const row = failing.stdout.split('\n').find((line) => line.startsWith(`group:${MISSING}`));
@@ -99,7 +99,7 @@ describe('terminal escapes from the feed', () => {
 
     // `status --scope` prints the whole error, escaped the same way.
     const detail = await runCli(['status', '--scope', `group:${MISSING}`], env);
-    expect(detail.code, detail.stderr).toBe(0);
+    expect(detail.code, detail.stderr).toBe(1);
     expect(detail.stdout).not.toMatch(RAW_CONTROL);
     expect(detail.stdout).toContain(HOSTILE_SHOWN);
     expect(detail.stdout.split('\n').filter((line) => line.startsWith('forged'))).toEqual([]);

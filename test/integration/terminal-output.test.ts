@@ -162,18 +162,18 @@ describe('command-line arguments on a PostgreSQL warehouse', () => {
     expect(sync.stdout).toContain(`1 of 2 scopes failed: the whole error with npx events-mirror status --scope ${STRANGER}\n`);
 
     const status = await runCli(['status'], failing);
-    expect(status.code, status.stderr).toBe(0);
+    expect(status.code, status.stderr).toBe(1);
     expect(status.stdout.split('\n').find((line) => line.startsWith(STRANGER))).toMatch(/\sfailing\s/);
     expect(status.stdout).toContain('failing scopes with their errors: npx events-mirror status --failing\n');
     const failingRows = await runCli(['status', '--failing'], failing);
-    expect(failingRows.code, failingRows.stderr).toBe(0);
+    expect(failingRows.code, failingRows.stderr).toBe(1);
     const statusRow = failingRows.stdout.split('\n').find((line) => line.startsWith(STRANGER))!;
     expect(statusRow).toContain('…');
     expect(statusRow.length).toBeLessThanOrEqual(80);
     expect(failingRows.stdout).toContain(`whole error: npx events-mirror status --scope ${STRANGER}`);
 
     const detail = await runCli(['status', '--scope', STRANGER], failing);
-    expect(detail.code, detail.stderr).toBe(0);
+    expect(detail.code, detail.stderr).toBe(1);
     const lastError = /^last error:\s+(.*)$/m.exec(detail.stdout)?.[1] ?? '';
     expect(lastError.length).toBeGreaterThan(80);
     expect(lastError).not.toContain('…');
