@@ -20,9 +20,17 @@ export interface ApiFailure {
 
 /** `GET /groups/abc/events?pageNum=2 for group:abc failed: 404 GROUP_NOT_FOUND: No group…` */
 export function describeFailure(failure: ApiFailure, reason?: string): string {
+  return `${failure.method} ${failure.target} for ${failure.scope} failed: ${describeAnswer(failure, reason)}`;
+}
+
+/**
+ * What the service answered, without the request: `404 GROUP_NOT_FOUND: No group…`; with
+ * `withDetail` false, the status and errorCode only (`reason` when there is no errorCode).
+ */
+export function describeAnswer(failure: ApiFailure, reason?: string, withDetail = true): string {
   const what = [failure.status, failure.errorCode].filter((part) => part !== undefined).join(' ');
-  const why = [what || undefined, failure.detail ?? reason].filter((part) => part !== undefined && part !== '').join(': ');
-  return `${failure.method} ${failure.target} for ${failure.scope} failed: ${why || 'unknown failure'}`;
+  const detail = withDetail || failure.errorCode === undefined ? (failure.detail ?? reason) : undefined;
+  return [what || undefined, detail].filter((part) => part !== undefined && part !== '').join(': ') || 'unknown failure';
 }
 
 const NO_ROLE = 'the API key or service account has no role that reads this feed';
@@ -38,9 +46,14 @@ const FIXES: Readonly<Record<string, string>> = {
     "check EVENTS_API_BASE_URL (or the credential's baseUrl): it ends with /api/public/v1.0 (Cloud Manager, Ops Manager), /api/atlas/v1.0 or /api/atlas/v2 (Atlas)",
 };
 
+/** What a person does about `failure`, when its errorCode says. */
+function fixFor(failure: ApiFailure): string | undefined {
+  return failure.errorCode === undefined ? undefined : FIXES[failure.errorCode];
+}
+
 /** `… failed: 404 GROUP_NOT_FOUND: No group… (no project has this id: fix …)`. */
 export function describeFailureWithFix(failure: ApiFailure): string {
-  const fix = failure.errorCode === undefined ? undefined : FIXES[failure.errorCode];
+  const fix = fixFor(failure);
   return fix ? `${describeFailure(failure)} (${fix})` : describeFailure(failure);
 }
 
@@ -58,11 +71,24 @@ export interface ApiError extends ApiFailure {}
 /** A failure retrying cannot fix for this scope: 400, 401, 403, 404, a refused key pair. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class ApiError extends PermanentError {
-  constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown } = {}) {
-    super(options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`, options.message ?? describeFailureWithFix(failure), {
-      cause: options.cause,
-    });
+  /** The reason given when the answer carried no detail (`Digest credentials rejected`). */
+  readonly reason: string | undefined;
+  /** What a person does about it, when known: the message ends with it in parentheses. */
+  readonly fix: string | undefined;
+
+  constructor(failure: ApiFailure, options: { code?: string; message?: string; cause?: unknown; reason?: string; fix?: string } = {}) {
+    const fix = options.fix ?? fixFor(failure);
+    const described = describeFailure(failure, options.reason);
+    super(
+      options.code ?? `API_${failure.errorCode ?? failure.status ?? 'FAILURE'}`,
+      options.message ?? (fix ? `${described} (${fix})` : described),
+      {
+        cause: options.cause,
+      },
+    );
     Object.assign(this, failureFields(failure));
+    this.reason = options.reason;
+    this.fix = fix;
   }
 }
 
@@ -73,9 +99,8 @@ export class ApiCredentialsError extends ApiError {
   constructor(failure: ApiFailure, publicKey: string) {
     super(failure, {
       code: 'API_CREDENTIALS_REJECTED',
-      message:
-        `${describeFailure(failure, 'Digest credentials rejected')} ` +
-        `(the API key with public key ${publicKey} was refused: check EVENTS_API_PUBLIC_KEY and EVENTS_API_PRIVATE_KEY)`,
+      reason: 'Digest credentials rejected',
+      fix: `the API key with public key ${publicKey} was refused: check EVENTS_API_PUBLIC_KEY and EVENTS_API_PRIVATE_KEY`,
     });
     this.publicKey = publicKey;
   }

@@ -211,10 +211,10 @@ export class ServiceAccountTokens {
         await sleep(wait, signal);
         continue;
       }
+      const fix = `the service account ${clientId} was refused a token: check the credential's client id and secret, and that the service account is not deleted`;
       throw new ApiError(failure(status, code, description), {
-        message:
-          `POST ${target} for service account ${clientId} (credential ${credential}) failed: ${status}${code ? ` ${code}` : ''}${description ? `: ${description}` : ''} ` +
-          `(check the credential's client id and secret, and that the service account is not deleted)`,
+        fix,
+        message: `POST ${target} for service account ${clientId} (credential ${credential}) failed: ${status}${code ? ` ${code}` : ''}${description ? `: ${description}` : ''} (${fix})`,
       });
     }
   }

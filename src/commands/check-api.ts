@@ -1,12 +1,14 @@
 /**
  * `check`'s API part: one small request for each configured scope, with the credential the scope
  * is read with. The first request of a credential is also its round trip (a Digest exchange, or a
- * service account's token): a refused credential is one problem, and its other scopes are not
- * asked. A scope the credential cannot read is a problem naming the role it needs.
+ * service account's token): a refused credential (its key pair, its token, this host's address on
+ * its access list) is one problem, and its other scopes are not asked. A scope the credential
+ * cannot read is a problem naming the role it needs.
  */
 import { createEventsClient } from '../api/client.js';
 import type { EventsClient } from '../api/client.js';
-import { ApiError, ApiTransientError } from '../api/api-error.js';
+import { ApiTransientError } from '../api/api-error.js';
+import { describeRefusal, isCredentialRefusal, isRefusal } from '../api/refusal.js';
 import { requireScopes, type Config, type ScopeSettings } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
 import { errorMessage } from '../errors.js';
@@ -83,9 +85,9 @@ async function checkScope(client: EventsClient, settings: ScopeSettings): Promis
     const detail = `readable (${page.events.length === 0 ? 'no event in the last hour' : 'events in the last hour'})`;
     return { result: { subject, outcome: 'ok', detail }, credentialRefused: false, detail };
   } catch (error) {
-    const detail = errorMessage(error);
-    const credentialRefused =
-      error instanceof ApiError && (error.code === 'API_CREDENTIALS_REJECTED' || error.url.endsWith('/api/oauth/token'));
+    // A refusal in the words sync --once uses for it; anything else as it was raised.
+    const detail = isRefusal(error) ? describeRefusal([error]) : errorMessage(error);
+    const credentialRefused = isCredentialRefusal(error);
     const transient = error instanceof ApiTransientError ? ' (a transient failure: try again later)' : '';
     return { result: { subject, outcome: 'problem', detail: `${detail}${transient}` }, credentialRefused, detail };
   }

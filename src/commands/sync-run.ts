@@ -17,6 +17,8 @@ import { serveWarehouse, type ServedWarehouse } from '../warehouse/pglite-served
 import { scopesRunJson } from './fleet.js';
 import { terminalProgress } from './progress.js';
 import { selectScopes } from './select-scopes.js';
+import { syncProblems } from './sync-problems.js';
+import { DEFAULT_CREDENTIAL } from '../credentials.js';
 
 export interface SyncOptions {
   once?: boolean;
@@ -95,8 +97,10 @@ export async function runSync(options: SyncOptions): Promise<number> {
           ).scopes
         : configured;
       scopesTotal = scopes.length;
+      const credentialByScope = new Map(scopes.map((s) => [s.scope.key, s.credential ?? DEFAULT_CREDENTIAL]));
       const results = await mapWithConcurrency(scopes, config.sync.concurrency, async (settings) => {
-        const result = await syncScope(runtime.ctx, settings, { mode: 'sync' });
+        // A pass a person reads reports its failures once, as problems above the summary.
+        const result = await syncScope(runtime.ctx, settings, { mode: 'sync', reportsFailures: options.once === true && !options.json });
         scopesDone += 1;
         progress?.update(scopesDone, scopesTotal, { events: events.toLocaleString('en-US') });
         return result;
@@ -106,7 +110,9 @@ export async function runSync(options: SyncOptions): Promise<number> {
         const runs = new Map(results.map((r) => [r.scope, syncRunJson(r)]));
         process.stdout.write(await scopesRunJson(runtime.warehouse.db, config, 'sync', runtime.ctx.now(), runs));
       } else {
-        process.stdout.write(renderSyncSummary(results, runtime.ctx.now()));
+        const problems = syncProblems(results, (scope) => credentialByScope.get(scope) ?? DEFAULT_CREDENTIAL);
+        const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+        process.stdout.write(renderSyncSummary(results, runtime.ctx.now(), { problems, width }));
       }
       await keepHouse(runtime.ctx, config.housekeeping, logger);
       if (options.once || shutdown.signal.aborted) return exitCodeFor(results);

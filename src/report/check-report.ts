@@ -21,16 +21,22 @@ const INDENT = ' '.repeat(MARK.ok.length + 2);
  * line, for scripts and logs.
  */
 export function renderCheck(results: readonly CheckResult[], width?: number): string {
+  const lines = renderCheckLines(results, width);
+  const problems = results.filter((r) => r.outcome === 'problem').length;
+  const summary =
+    problems === 0
+      ? `all ${results.filter((r) => r.outcome === 'ok').length} checks passed`
+      : `${problems} problem${problems === 1 ? '' : 's'}: fix ${problems === 1 ? 'it' : 'them'} and run npx events-mirror check again`;
+  return `${lines}\n${summary}\n`;
+}
+
+/** One line a result (`PROBLEM  credential default: …`), each wrapped under itself within `width` when given. */
+export function renderCheckLines(results: readonly CheckResult[], width?: number): string {
   const help = new Help();
   const lines = results.map((r) => {
     const text = `${terminalSafe(r.subject)}: ${terminalSafe(r.detail)}`;
     const [first, ...rest] = width === undefined ? [text] : help.boxWrap(text, width - INDENT.length).split('\n');
     return [`${MARK[r.outcome]}  ${first}`, ...rest.map((line) => INDENT + line)].join('\n');
   });
-  const problems = results.filter((r) => r.outcome === 'problem').length;
-  const summary =
-    problems === 0
-      ? `all ${results.filter((r) => r.outcome === 'ok').length} checks passed`
-      : `${problems} problem${problems === 1 ? '' : 's'}: fix ${problems === 1 ? 'it' : 'them'} and run npx events-mirror check again`;
-  return `${lines.join('\n')}\n\n${summary}\n`;
+  return lines.map((line) => `${line}\n`).join('');
 }

@@ -14,7 +14,12 @@ export function shorten(text: string, max: number): string {
  * dropped, as the row already names the scope, so the status, errorCode and fix are what fits.
  */
 export function errorCell(text: string): string {
-  return shorten(text.replace(/^[A-Z]+ \S+ for (?:org|group):\S+ failed: /, ''), ERROR_CELL_WIDTH);
+  return shorten(withoutRequest(text), ERROR_CELL_WIDTH);
+}
+
+/** An error without the request that failed, where the scope is named beside it. */
+export function withoutRequest(text: string): string {
+  return text.replace(/^[A-Z]+ \S+ for (?:org|group):\S+ failed: /, '');
 }
 
 /** `1 scope`, `4 scopes`. */

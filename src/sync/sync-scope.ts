@@ -29,6 +29,8 @@ export interface ScopeRunResult {
 export interface SyncScopeOptions {
   readonly mode: 'sync' | 'poll';
   readonly jobId?: string;
+  /** The caller reports a failure itself (`sync --once`'s problems): it is recorded, not logged. */
+  readonly reportsFailures?: boolean;
 }
 
 export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options: SyncScopeOptions): Promise<ScopeRunResult> {
@@ -76,16 +78,20 @@ export async function syncScope(ctx: SyncContext, scope: ScopeSettings, options:
   } catch (error) {
     const permanent = error instanceof PermanentError;
     await recordFailure(db, key, errorMessage(error), ctx.now(), errorCodeOf(error)).catch(() => undefined);
-    ctx.logger.error(
-      { scope: key, err: error, permanent },
-      permanent
-        ? `${key} failed and will keep failing until fixed: ${errorMessage(error)}`
-        : `${key} failed (transient; the next run retries from the checkpoint): ${errorMessage(error)}`,
-    );
+    if (!options.reportsFailures) logFailure(ctx, key, error, permanent);
     return { scope: key, status: 'failed', totals, watermark, error, permanent };
   } finally {
     await release();
   }
+}
+
+function logFailure(ctx: SyncContext, key: string, error: unknown, permanent: boolean): void {
+  ctx.logger.error(
+    { scope: key, err: error, permanent },
+    permanent
+      ? `${key} failed and will keep failing until fixed: ${errorMessage(error)}`
+      : `${key} failed (transient; the next run retries from the checkpoint): ${errorMessage(error)}`,
+  );
 }
 
 async function recordSkipped(ctx: SyncContext, key: string, options: SyncScopeOptions): Promise<void> {

@@ -153,13 +153,18 @@ describe('command-line arguments on a PostgreSQL warehouse', () => {
     expect(result.stdout).toContain('1 scope consistent with the API\n');
   }, 60_000);
 
-  it('a long error is cut in the sync and status tables, and whole in status --scope', async () => {
+  it('a long error is a problem above the sync table, cut in the status table, and whole in status --scope', async () => {
     const failing = { ...env, EVENTS_SCOPES: `${SCOPE},${STRANGER}` };
     const sync = await runCli(['sync', '--once'], failing);
     expect(sync.code).toBe(1);
     const row = sync.stdout.split('\n').find((line) => line.startsWith(STRANGER))!;
-    expect(row).toMatch(/failed: .*…$/);
-    expect(sync.stdout).toContain(`1 of 2 scopes failed: the whole error with npx events-mirror status --scope ${STRANGER}\n`);
+    expect(row).toMatch(/ failed$/);
+    // The problem above the table: the scope, the service's answer and the fix, once, without the request.
+    const problems = sync.stdout.split('\n').filter((line) => line.startsWith('PROBLEM  '));
+    expect(problems).toEqual([
+      expect.stringMatching(new RegExp(`^PROBLEM  ${STRANGER}: 404 GROUP_NOT_FOUND: .* \\(no project has this id: `)),
+    ]);
+    expect(sync.stdout).toContain('1 of 2 scopes failed (1 problem, above)\n');
 
     const status = await runCli(['status'], failing);
     expect(status.code, status.stderr).toBe(1);
