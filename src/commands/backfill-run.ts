@@ -22,7 +22,12 @@ export interface BackfillOptions {
 export async function runBackfill(options: BackfillOptions): Promise<number> {
   const to = options.to ?? new Date();
   if (options.from > to) {
-    throw new UsageError(`--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(to)}: swap them`);
+    // Without --to the range ends now: a --to the user never gave is not named.
+    throw new UsageError(
+      options.to
+        ? `--from ${formatTimestamp(options.from)} is after --to ${formatTimestamp(to)}: swap them`
+        : `--from ${formatTimestamp(options.from)} is in the future (now is ${formatTimestamp(to)}): give a date in the past`,
+    );
   }
   const { config, logger } = createContext({ logFd: 2, interactive: true });
   if (options.enqueue) {

@@ -7,6 +7,7 @@ import { changeCheckpoint } from '../sync/checkpoint.js';
 import { scopeLockFor } from '../sync/lock.js';
 import { openWarehouse, syncSettings } from '../sync/open-warehouse.js';
 import type { ScopeRunJson } from '../report/json-output.js';
+import { wrapList } from '../report/wrap-list.js';
 import { formatTimestamp, isoTimestamp } from '../time.js';
 import { getSyncState, type SyncState } from '../warehouse/state.repository.js';
 import type { Database } from '../warehouse/tables.js';
@@ -46,8 +47,11 @@ export async function runCheckpoint(options: CheckpointOptions): Promise<number>
       process.stdout.write(await checkpointJson(warehouse.db, config, key, { before, after, action: options.set ? 'set' : 'reset' }));
       return EXIT_OK;
     }
+    // One field a line, within 80 columns for a 30-character scope key.
     process.stdout.write(
-      `${key}: checkpoint ${formatTimestamp(before?.watermark)} → ${after?.watermark ? formatTimestamp(after.watermark) : 'none (the next sync starts from the start date)'}; recorded in sync_runs\n`,
+      `${key}: checkpoint changed, recorded in sync_runs\n` +
+        `  was  ${formatTimestamp(before?.watermark)}\n` +
+        `  now  ${after?.watermark ? formatTimestamp(after.watermark) : 'none (the next sync starts from the start date)'}\n`,
     );
     return EXIT_OK;
   } finally {
@@ -83,8 +87,18 @@ async function checkpointJson(
 function describe(key: string, state: SyncState | undefined): string {
   if (!state?.watermark) return `${key}: no checkpoint (the next sync starts from the start date)\n`;
   const s = state.settings;
+  // One field a line, within 80 columns for a 30-character scope key; the event types wrap under themselves.
   const settings = s
-    ? `event types ${s.eventTypes.length > 0 ? s.eventTypes.join(', ') : 'all'}, raw ${s.includeRaw ? 'included' : 'not included'}, start date ${s.startDate ?? 'default'}`
-    : 'settings not recorded';
-  return `${key}: checkpoint ${formatTimestamp(state.watermark)} (${settings}); last success ${formatTimestamp(state.lastSuccessAt)}\n`;
+    ? [
+        ...wrapList('  event types   ', s.eventTypes.length > 0 ? s.eventTypes : ['all'], ' '.repeat(16)),
+        `  raw           ${s.includeRaw ? 'included' : 'not included'}`,
+        `  start date    ${s.startDate ?? 'default'}`,
+      ]
+    : ['  settings      not recorded'];
+  return [
+    `${key}: checkpoint ${formatTimestamp(state.watermark)}`,
+    ...settings,
+    `  last success  ${formatTimestamp(state.lastSuccessAt)}`,
+    '',
+  ].join('\n');
 }

@@ -15,13 +15,15 @@ export interface DemoFlags {
 }
 
 const NEXT_STEPS = `
-Point it at a real account (no DATABASE_URL: an embedded warehouse in ./data):
+Point it at a real account, into an embedded warehouse in ./data:
   export EVENTS_API_BASE_URL=https://cloud.mongodb.com/api/public/v1.0
   export EVENTS_API_PUBLIC_KEY=<public key>
   export EVENTS_API_PRIVATE_KEY=<private key>
   export EVENTS_SCOPES=org:<orgId>,group:<projectId>
+  npx events-mirror check && npx events-mirror sync --once
+Or into your PostgreSQL: set DATABASE_URL first, and migrate it once:
   export DATABASE_URL=postgres://user@host:5432/warehouse
-  npx events-mirror migrate && npx events-mirror sync --once
+  npx events-mirror migrate
 `;
 
 /**

@@ -2,7 +2,7 @@
 import type { SchemaChange } from '../warehouse/event-schema.repository.js';
 import type { CatalogDifference } from '../warehouse/event-type-catalog.repository.js';
 import { formatTimestamp } from '../time.js';
-import { renderTable } from './table.js';
+import { renderTable, terminalSafe } from './table.js';
 import { wrapList } from './wrap-list.js';
 
 /** How far back `status` looks for schema changes. */
@@ -70,8 +70,15 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
       ],
     })),
   ].sort((a, b) => b.at.getTime() - a.at.getTime());
-  return `${heading(changes, days)}\n${shown}${renderTable(
-    ['first seen', 'change', 'name', 'scope', 'first event'],
-    rows.map((r) => r.row),
-  )}`;
+  // Within 80 columns: each change's scope and first event on a line under it.
+  const [head, rule, ...lines] = renderTable(
+    ['first seen', 'change', 'name'],
+    rows.map((r) => r.row.slice(0, 3)),
+  ).split('\n');
+  const body = rows.flatMap(({ row }, i) => {
+    const [scope, firstEvent] = row.slice(3).map((cell) => terminalSafe(cell));
+    const where = [scope ? `in ${scope}` : '', firstEvent ? `first event ${firstEvent}` : ''].filter(Boolean).join(', ');
+    return [lines[i]!, ...(where ? [`    ${where}`] : [])];
+  });
+  return `${heading(changes, days)}\n${shown}${[head, rule, ...body].join('\n')}\n`;
 }

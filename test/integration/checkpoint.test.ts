@@ -63,8 +63,12 @@ describe('checkpoints and the settings they cover', () => {
     const shown = await runCli(['checkpoint', '--scope', GROUP], env);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(
-      new RegExp(`^${GROUP}: checkpoint \\S+Z \\(event types all, raw not included, start date \\S+\\); last success`),
+      new RegExp(
+        `^${GROUP}: checkpoint \\S+Z\n  event types   all\n  raw           not included\n  start date    \\S+\n  last success  \\S+Z\n$`,
+      ),
     );
+    // Every line fits 80 columns (issue 44, item 7).
+    for (const line of shown.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
 
     const before = (await getSyncState(warehouse.db, GROUP))!.watermark!;
     const forward = await runCli(['checkpoint', '--scope', GROUP, '--set', new Date(before.getTime() + 3_600_000).toISOString()], env);
@@ -74,6 +78,9 @@ describe('checkpoints and the settings they cover', () => {
     const back = daysAgo(1);
     const moved = await runCli(['checkpoint', '--scope', GROUP, '--set', back.toISOString()], env);
     expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toBe(
+      `${GROUP}: checkpoint changed, recorded in sync_runs\n  was  ${toSecond(before)}\n  now  ${toSecond(back)}\n`,
+    );
     expect((await getSyncState(warehouse.db, GROUP))!.watermark!.getTime()).toBe(back.getTime());
     // The next sync reads from the date set (minus the lookback), not from where it was.
     const since = new Date();
@@ -120,3 +127,8 @@ describe('checkpoints and the settings they cover', () => {
     expect(await mirroredIds(warehouse.db, FRESH)).toEqual([...fixture.emulator.dataset.validIds(FRESH)].sort());
   }, 120_000);
 });
+
+/** A time as the CLI prints it: to the second, in UTC. */
+function toSecond(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
+import { documentedOutput } from '../helpers/doc-examples.js';
 
 describe('events-mirror demo', () => {
   it('mirrors the emulator into an embedded warehouse and prints the report', async () => {
@@ -37,6 +38,8 @@ describe('events-mirror demo', () => {
       expect(result.stdout).toContain(heading);
     }
     for (const scope of scopes) expect(result.stdout).toContain(scope);
+    // Its closing lines are the ones docs/getting-started.md shows (issue 44, item 9).
+    expect(result.stdout).toContain(`\n${documentedOutput('docs/getting-started.md', 'demo-next-steps').join('\n')}\n`);
     expect(result.stdout).toContain('AUTOMATION_CONFIG_PUBLISHED_AUDIT');
     expect(existsSync(path.join(dataDir, 'demo'))).toBe(true);
     // The HTML report (html-report.test.ts opens one in a browser), its path printed.

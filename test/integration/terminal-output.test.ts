@@ -67,6 +67,17 @@ describe('a first sync on a fresh embedded warehouse, at the default log level',
     const listed = await runCli(['status', '--schema-changes'], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/new event type\s+OUTSIDE_METRIC_THRESHOLD\s/);
+    // Each change's scope and first event under it, within 80 columns (issue 44, item 7).
+    expect(listed.stdout).toMatch(/\n {4}in (org|group):[0-9a-f]{24}, first event [0-9a-f]{24}\n/);
+    for (const line of listed.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+
+    // reconcile: the shared range once, a line a scope, within 80 columns.
+    const reconciled = await runCli(['reconcile'], env);
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect(reconciled.stdout).toMatch(/^range \S+Z\.\.\S+Z, [\d,]+ requests\n/);
+    expect(reconciled.stdout.split('\n').filter((line) => / {2}consistent: \d+ windows/.test(line))).toHaveLength(4);
+    expect(reconciled.stdout).toContain('4 scopes consistent with the API\n');
+    for (const line of reconciled.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   }, 300_000);
 
   it('report without --html prints the summary the demo prints, for this data', async () => {
