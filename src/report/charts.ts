@@ -3,6 +3,7 @@
  * report's period and label each tick with its date (time-axis.ts); row labels are cut to stay
  * distinct, their full text kept for the SVG `<title>`.
  */
+import { actorKindWords } from './actor-words.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { ReportData } from './report-data.js';
 import { distinctLabels } from './shorten.js';
@@ -113,16 +114,16 @@ export function topActorsSpec(rows: ReportData['topActors']): ChartSpec {
     spec: {
       width: WIDTH - 300 - 140,
       height: Math.max(60, rows.length * 20),
-      data: { values: rows.map((r, i) => ({ ...r, label: labels[i] })) },
+      data: { values: rows.map((r, i) => ({ ...r, label: labels[i], kind: actorKindWords(r.actor_kind) })) },
       mark: { type: 'bar' },
       encoding: {
         y: { field: 'label', type: 'nominal', sort: '-x', title: null, axis: { labelLimit: 600 } },
         x: { field: 'events', type: 'quantitative', title: 'events' },
         color: {
-          field: 'actor_kind',
+          field: 'kind',
           type: 'nominal',
           title: 'actor',
-          scale: { domain: ['user', 'api_key'], range: ['#0d9488', '#f59e0b'] },
+          scale: { domain: ['user', 'API key'], range: ['#0d9488', '#f59e0b'] },
         },
       },
     },

@@ -2,6 +2,7 @@
  * What a person wants to see after the demo, and from `report` without --html: what landed, by
  * type, by day, who, what changed, lag. Over the whole warehouse, or a period and some scopes.
  */
+import { actorKindWords } from './actor-words.js';
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../warehouse/database.js';
 import { formatTimestamp } from '../time.js';
@@ -82,7 +83,7 @@ export async function renderDemoReport(db: Kysely<Database>, now: Date, filter: 
       'Top actors',
       renderTable(
         ['actor', 'kind', 'events'],
-        actors.map((r) => [r.actor, r.actor_kind, r.events]),
+        actors.map((r) => [r.actor, actorKindWords(r.actor_kind), r.events]),
       ),
     ),
     section('Recent configuration changes', renderChangesByScope(changes)),

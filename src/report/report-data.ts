@@ -43,7 +43,9 @@ export interface ReportData {
   >;
   readonly topActors: ReadonlyArray<{ actor: string; actor_kind: string; events: number }>;
   readonly securityPerDay: ReadonlyArray<{ day: string; category: string; events: number }>;
-  readonly securityLatest: ReadonlyArray<Omit<SecurityAuditView, 'event_id' | 'org_id' | 'group_id'>>;
+  readonly securityLatest: ReadonlyArray<
+    Omit<SecurityAuditView, 'event_id' | 'org_id' | 'group_id'> & { readonly actor_kind: string | null }
+  >;
   readonly dataAccess: ReadonlyArray<{ place: string; actions: number; actors: number; last_at: Date }>;
   readonly syncLag: ReadonlyArray<Omit<SyncLagView, 'lag' | 'last_attempt_at'>>;
 }
@@ -141,6 +143,14 @@ export async function loadReportData(db: Kysely<Database>, filter: ReportFilter)
         .selectFrom('security_audit')
         .where(within('created'))
         .select(['created', 'scope', 'event_type_name', 'category', 'action', 'actor', 'target', 'remote_address'])
+        // Whether the actor is an API key, as actor_activity says: the view names the key, not its kind.
+        .select(
+          sql<
+            string | null
+          >`(select case when e.api_key_id is not null or e.public_key is not null then 'api_key' else 'user' end from events e where e.id = security_audit.event_id)`.as(
+            'actor_kind',
+          ),
+        )
         .orderBy('created', 'desc')
         .orderBy('event_id')
         .limit(LATEST_SECURITY)

@@ -3,9 +3,11 @@
  * from which view, a chart with its title and a one-line "how to read" (or a line saying why there
  * is none), and the table behind it. Pure.
  */
+import { actorKindWords, actorLabel } from './actor-words.js';
 import { alertEpisodesSpec, eventsPerDaySpec, securitySpec, syncLagSpec, topActorsSpec, type ChartSpec } from './charts.js';
 import { htmlTable, scopeCell } from './html-table.js';
 import type { ReportData } from './report-data.js';
+import { plural } from './shorten.js';
 import { COVERAGE, MAX_BANDS, OTHER_BAND } from './type-bands.js';
 import { formatDurationWords, formatMetricValue, shortTimestamp } from './units.js';
 
@@ -79,22 +81,43 @@ function eventTypesTable(data: ReportData): string {
   if (types.length === 0) return '';
   const described = (t: (typeof types)[number]) =>
     t.description ?? (data.catalogRead ? (t.in_catalog ? null : 'not in the event type catalogue') : null);
-  return `\n<h3>Most common event types${data.catalogRead ? ', as the event type catalogue describes them' : ''}</h3>\n${htmlTable(
-    ['event type', 'events', 'description'],
-    types.map((t) => [t.event_type_name, t.events, described(t)]),
+  // A v1 source has no catalogue: a column of dashes says nothing, so it is left out.
+  const withDescriptions = types.some((t) => described(t) !== null);
+  return `\n<h3>Most common event types${withDescriptions ? ', as the event type catalogue describes them' : ''}</h3>\n${htmlTable(
+    withDescriptions ? ['event type', 'events', 'description'] : ['event type', 'events'],
+    types.map((t) => (withDescriptions ? [t.event_type_name, t.events, described(t)] : [t.event_type_name, t.events])),
   )}`;
+}
+
+/**
+ * The period's alerts in the words of the figure at the top: of those still open at its end, how
+ * many were opened in the period, and how many before it (the headline counts both).
+ */
+function alertsNote(data: ReportData): string {
+  const openAtEnd = data.summary.current.alertsOpenAtEnd;
+  const before = data.summary.openAtEndOpenedBefore;
+  const opened = data.totals.alertEpisodes;
+  const shown = data.alertEpisodes.length;
+  const olderOpen =
+    before > 0
+      ? ` ${plural(before, 'alert')} opened before the period ${before === 1 ? 'is' : 'are'} still open too: ${openAtEnd.toLocaleString('en-US')} still open in all, the figure at the top.`
+      : '';
+  const listed =
+    shown < opened
+      ? ` The chart shows ${shown.toLocaleString('en-US')} of them, the table the open ones and the longest.`
+      : ' The table lists the open ones and the longest.';
+  return `${plural(opened, 'alert')} opened in the period, ${(openAtEnd - before).toLocaleString('en-US')} of them still open at its end.${olderOpen}${listed} View: alert_episodes.`;
 }
 
 function alertsSection(data: ReportData): Section {
   const episodes = data.alertEpisodes;
-  const open = episodes.filter((e) => e.is_open).length;
   const longest = [...episodes].sort(
     (a, b) => Number(b.is_open) - Number(a.is_open) || (b.duration_seconds ?? 0) - (a.duration_seconds ?? 0),
   );
   return {
     id: 'alert-episodes',
     title: 'Alert episodes',
-    note: `${episodes.length} alerts shown of ${data.totals.alertEpisodes} opened in the period, ${open} of them still open; the table lists the open ones and the longest. View: alert_episodes.`,
+    note: alertsNote(data),
     ...(episodes.length > 0
       ? {
           chart: {
@@ -144,7 +167,7 @@ function actorsSection(data: ReportData): Section {
     noChart: 'No event in this period names an actor.',
     tables: htmlTable(
       ['actor', 'kind', 'events'],
-      data.topActors.map((a) => [a.actor, a.actor_kind, a.events]),
+      data.topActors.map((a) => [a.actor, actorKindWords(a.actor_kind), a.events]),
     ),
   };
 }
@@ -180,7 +203,7 @@ function securitySection(data: ReportData): Section {
           s.event_type_name,
           s.category,
           s.action,
-          s.actor,
+          s.actor === null ? null : actorLabel(s.actor, s.actor_kind),
           s.target,
           s.remote_address === null ? null : { text: s.remote_address, className: 'nowrap' },
         ]),

@@ -37,6 +37,12 @@ export function renderSummaryBand(summary: SummaryFigures, days: string): string
     summary.previousHasData
       ? `Each against the ${escapeHtml(days)} before.`
       : `The warehouse holds no event from before this period, so there is nothing to compare with.`
-  } “Still open”: alerts open at the end of the period.</p>
+  } “Still open”: alerts open at the end of the period, ${escapeHtml(openedBefore(summary))}.</p>
 </section>`;
+}
+
+/** `71 of them opened before it` / `all opened in it`: what the alerts section below says too. */
+function openedBefore(summary: SummaryFigures): string {
+  const before = summary.openAtEndOpenedBefore;
+  return before === 0 ? 'all opened in it' : `${count.format(before)} of them opened before it`;
 }

@@ -16,6 +16,8 @@ export interface Figures {
 export interface SummaryFigures {
   readonly current: Figures;
   readonly previous: Figures;
+  /** Of the alerts still open at the period's end, those opened before the period began. */
+  readonly openAtEndOpenedBefore: number;
   /** Where the previous period starts (it ends where this one starts). */
   readonly previousSince: Date;
   /** Whether the warehouse holds events from before this period at all (if not, the previous figures mean nothing). */
@@ -48,6 +50,9 @@ export async function loadSummaryFigures(
       .where('opened_at', '<', until)
       .select([
         sql<number>`(count(*) filter (where closed_at is null or closed_at >= ${until}))::int`.as('current'),
+        sql<number>`(count(*) filter (where opened_at < ${since} and (closed_at is null or closed_at >= ${until})))::int`.as(
+          'openedBefore',
+        ),
         sql<number>`(count(*) filter (where opened_at < ${since} and (closed_at is null or closed_at >= ${since})))::int`.as('previous'),
       ])
       .executeTakeFirstOrThrow(),
@@ -78,6 +83,7 @@ export async function loadSummaryFigures(
       failedLogins: security.failedBefore,
       securityChanges: security.changesBefore,
     },
+    openAtEndOpenedBefore: openAtEnd.openedBefore,
     previousSince,
     previousHasData: earlier !== undefined,
   };

@@ -122,6 +122,7 @@ describe('the lag chart', () => {
     summary: {
       current: { events: 0, alertsOpened: 0, alertsOpenAtEnd: 0, failedLogins: 0, securityChanges: 0 },
       previous: { events: 0, alertsOpened: 0, alertsOpenAtEnd: 0, failedLogins: 0, securityChanges: 0 },
+      openAtEndOpenedBefore: 0,
       previousSince: new Date('2026-11-13T00:00:00Z'),
       previousHasData: false,
     },
@@ -165,5 +166,68 @@ describe('the lag chart', () => {
     expect(behind.chart?.chart.spec).toMatchObject({ data: { values: [{ scope: 'Payments', hours: 3 }, { hours: 0 }] } });
     expect(behind.chart?.chart.fullTexts?.get('Payments')).toBe('Payments (group:5fca0351da4a3a7c2c2fa071)');
     expect(lag(data([['org:61221363cd1b984bce8e49f0', 30, 2]])).chart).toBeDefined();
+  });
+});
+
+describe('the report for a manager (issue 44, item 8)', () => {
+  const base: ReportData = {
+    filter: { since: new Date('2026-11-20T00:00:00Z'), until: new Date('2026-11-27T00:00:00Z'), scopes: [] },
+    totals: { events: 5000, scopes: 1, types: 3, alertEpisodes: 320 },
+    summary: {
+      current: { events: 5000, alertsOpened: 320, alertsOpenAtEnd: 168, failedLogins: 0, securityChanges: 1 },
+      previous: { events: 0, alertsOpened: 0, alertsOpenAtEnd: 0, failedLogins: 0, securityChanges: 0 },
+      openAtEndOpenedBefore: 71,
+      previousSince: new Date('2026-11-13T00:00:00Z'),
+      previousHasData: false,
+    },
+    scopeNames: new Map(),
+    eventsPerDay: chooseTypeBands([{ day: '2026-11-21', event_type_name: 'CLUSTER_CREATED', family: 'CLUSTER', events: 5000 }]),
+    dayTotals: [{ day: '2026-11-21', events: 5000, top: 'CLUSTER_CREATED' }],
+    eventTypes: [
+      { event_type_name: 'CLUSTER_CREATED', events: 4000, description: null, in_catalog: null },
+      { event_type_name: 'USER_CREATED', events: 1000, description: null, in_catalog: null },
+    ],
+    alertEpisodes: [],
+    topActors: [
+      { actor: 'woqusqv', actor_kind: 'api_key', events: 30 },
+      { actor: 'hiro.wang@example.com', actor_kind: 'user', events: 20 },
+    ],
+    securityPerDay: [],
+    securityLatest: [
+      {
+        created: new Date('2026-11-21T00:00:00Z'),
+        scope: 'group:5fca0351da4a3a7c2c2fa071',
+        event_type_name: 'API_KEY_CREATED',
+        category: 'api key',
+        action: 'created',
+        actor: 'woqusqv',
+        actor_kind: 'api_key',
+        target: null,
+        remote_address: null,
+      },
+    ],
+    dataAccess: [],
+    syncLag: [],
+  } as unknown as ReportData;
+  const section = (d: ReportData, id: string) => reportSections(d).find((s) => s.id === id)!;
+
+  it('says the headline still-open figure counts alerts opened before the period too', () => {
+    const note = section(base, 'alert-episodes').note;
+    expect(note).toContain('320 alerts opened in the period, 97 of them still open at its end.');
+    expect(note).toContain('71 alerts opened before the period are still open too: 168 still open in all, the figure at the top.');
+  });
+
+  it('shows the description column only when a type has a description', () => {
+    const tables = (d: ReportData) => section(d, 'events-per-day').tables;
+    expect(tables(base)).not.toContain('description');
+    const described = { ...base, eventTypes: [{ ...base.eventTypes![0]!, description: 'A cluster was created.' }, base.eventTypes![1]!] };
+    expect(tables(described)).toContain('<th>description</th>');
+    expect(tables(described)).toContain('A cluster was created.');
+  });
+
+  it('says an API key is an API key wherever an actor is named', () => {
+    expect(section(base, 'top-actors').tables).toMatch(/woqusqv<\/td><td[^>]*>API key</);
+    expect(section(base, 'security-changes').tables).toContain('woqusqv (API key)');
+    expect(section(base, 'security-changes').tables).not.toMatch(/>woqusqv</);
   });
 });
