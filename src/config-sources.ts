@@ -14,6 +14,8 @@ export interface ConfigSetting {
   readonly value: string;
   /** `default`, a config file (`config/default.json` for the project's own), `$NAME`, `.env $NAME`, or `command line`. */
   readonly source: string;
+  /** A config file that sets it too, overridden by `source` (the environment, the command line); its value was validated all the same. */
+  readonly overrides?: string;
 }
 
 const HIDDEN = '(set, hidden)';
@@ -31,10 +33,12 @@ export function describeConfigSources(loaded: LoadedConfig, fromDotEnv: Readonly
       return;
     }
     const secret = secretPaths.has(key) || /^credentials\.[^.]+\.(privateKey|clientSecret)$/.test(key);
+    const overridden = overriddenFile(loaded, keyPath);
     settings.push({
       key,
       value: value === undefined ? UNSET : secret ? HIDDEN : display(value),
       source: sourceOf(loaded, keyPath, fromDotEnv),
+      ...(overridden ? { overrides: overridden } : {}),
     });
   };
   const sections = [...new Set([...configKeysAt([]), ...Object.keys(loaded.settings)])];
@@ -59,6 +63,15 @@ function sourceOf(loaded: LoadedConfig, keyPath: readonly string[], fromDotEnv: 
     return fromDotEnv.has(variable) ? `.env $${variable}` : `$${variable}`;
   }
   return 'default';
+}
+
+/** The file named by EVENTS_MIRROR_CONFIG (the last file layer) when it sets `keyPath` and a later layer sets it again. */
+function overriddenFile(loaded: LoadedConfig, keyPath: readonly string[]): string | undefined {
+  const layers = loaded.layers;
+  const winner = layers.findLastIndex((layer) => sets(layer.value, keyPath));
+  const file = layers.findLastIndex((layer, i) => i < winner && sets(layer.value, keyPath));
+  if (file < 0 || ['environment', 'command line'].includes(layers[file]!.source)) return undefined;
+  return path.dirname(layers[file]!.source) === defaultConfigDir() ? undefined : layers[file]!.source;
 }
 
 /** The project's own config files by their short name; any other file by its path. */

@@ -340,15 +340,32 @@ export function loadConfigLayers(options: LoadConfigOptions = {}): LoadedConfig 
   }
   if (env.EVENTS_MIRROR_CONFIG) layers.push(readJsonLayer(path.resolve(env.EVENTS_MIRROR_CONFIG), true));
   for (const layer of layers) refuseSecretsInFile(layer.value, layer.source);
+  const files = layers.length;
   layers.push({ source: 'environment', value: readEnvLayer(env) });
   if (options.overrides) layers.push({ source: 'command line', value: options.overrides });
 
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error));
+  if (env.EVENTS_MIRROR_CONFIG) checkFilesWhole(layers, files);
   const credentials = resolveCredentials(parsed.data.credentials, env);
   checkDialects(parsed.data.api, credentials);
   return { config: freeze(finish(parsed.data, credentials)), settings: parsed.data, layers, env };
+}
+
+/**
+ * The config files alone are valid too: where the environment replaces a part of the user's file
+ * (EVENTS_SCOPES replaces its `scopes`), that part is still checked, so a misspelt key there is
+ * named now rather than when the variable is unset.
+ */
+function checkFilesWhole(layers: readonly ConfigLayer[], files: number): void {
+  const merged = layers.slice(0, files).reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.value), {});
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `${describeIssues(parsed.error)} (in config file ${layers[files - 1]!.source}, checked whole though the environment overrides part of it: fix the file)`,
+    );
+  }
 }
 
 /** Where a credential's feeds are read and how: its own settings, else `api`'s. */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DOTENV_FILE, loadConfigLayers, readDotEnv } from '../config.js';
 import { describeConfigSources } from '../config-sources.js';
+import { credentialVariables, describeUnknownVariable, unknownVariables } from '../config-env-names.js';
 import { renderConfigSources } from '../report/config-sources-report.js';
 import { EXIT_OK, action } from './context.js';
 
@@ -22,7 +23,10 @@ function printConfig(flags: ConfigFlags): number {
   const cwd = process.cwd();
   const dotEnv = readDotEnv(cwd);
   const fromDotEnv = new Set(Object.keys(dotEnv).filter((name) => process.env[name] === undefined));
-  const settings = describeConfigSources(loadConfigLayers(), fromDotEnv);
+  const loaded = loadConfigLayers();
+  const settings = describeConfigSources(loaded, fromDotEnv);
+  const unknown = unknownVariables(loaded.env, credentialVariables(loaded.settings)).map(describeUnknownVariable);
+  for (const line of unknown) process.stderr.write(`events-mirror: warning: ${line}\n`);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
     return EXIT_OK;

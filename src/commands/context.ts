@@ -3,7 +3,8 @@
  * overrides), the root logger, and one way of turning failures into exit codes.
  */
 import type { Command } from 'commander';
-import { loadConfig, type Config, type ConfigInput } from '../config.js';
+import { loadConfigLayers, type Config, type ConfigInput } from '../config.js';
+import { credentialVariables, describeUnknownVariable, unknownVariables } from '../config-env-names.js';
 import { ConfigError, UsageError, errorMessage } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import { terminalSafe } from '../report/table.js';
@@ -35,8 +36,12 @@ export function logLevelFor(config: Config, interactive: boolean): NonNullable<C
 }
 
 export function createContext(options: ContextOptions = {}): CommandContext {
-  const config = loadConfig({ overrides: options.overrides });
+  const loaded = loadConfigLayers({ overrides: options.overrides });
+  const config = loaded.config;
   const logger = createLogger({ level: logLevelFor(config, options.interactive === true), fd: options.logFd ?? 2 });
+  for (const unknown of unknownVariables(loaded.env, credentialVariables(loaded.settings))) {
+    logger.warn({ variable: unknown.name, closest: unknown.closest }, describeUnknownVariable(unknown));
+  }
   return { config, logger };
 }
 

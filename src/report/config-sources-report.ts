@@ -16,7 +16,9 @@ export function renderConfigSources(settings: readonly ConfigSetting[]): string 
   const blocks = [...groups].map(([title, members]) => {
     const width = Math.max(...members.map((m) => m.key.length));
     const lines = members.flatMap((m) => {
-      const variable = m.source.includes('$') ? `(${m.source.replace(/^\.env /, '')})` : '';
+      const from = m.source.includes('$') ? m.source.replace(/^\.env /, '') : '';
+      const over = m.overrides ? `overrides ${m.overrides}` : '';
+      const variable = from || over ? `(${[from, over].filter(Boolean).join('; ')})` : '';
       return wrapped(`  ${m.key.padEnd(width)} = `, terminalSafe(m.value), variable);
     });
     return [`${title}:`, ...lines].join('\n');
