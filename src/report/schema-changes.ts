@@ -1,9 +1,9 @@
 /** The schema-change lines under `status`: event types and fields first seen lately, and where the feed and the event type catalogue disagree. */
 import type { SchemaChange } from '../warehouse/event-schema.repository.js';
 import type { CatalogDifference } from '../warehouse/event-type-catalog.repository.js';
-import { formatTimestamp } from '../time.js';
 import { renderTable, terminalSafe } from './table.js';
-import { wrapList } from './wrap-list.js';
+import { shortTimestamp } from './units.js';
+import { TERMINAL_WIDTH, wrapList } from './wrap-list.js';
 
 /** How far back `status` looks for schema changes. */
 export const SCHEMA_CHANGES_DAYS = 7;
@@ -52,7 +52,7 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
     ...changes.latest.map((c) => ({
       at: c.firstSeenAt,
       row: [
-        formatTimestamp(c.firstSeenAt),
+        shortTimestamp(c.firstSeenAt),
         c.kind === 'event_type' ? 'new event type' : 'new field',
         c.field === null ? c.eventTypeName : `${c.eventTypeName}.${c.field}`,
         c.scope,
@@ -62,7 +62,7 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
     ...catalog.map((d) => ({
       at: d.at,
       row: [
-        formatTimestamp(d.at),
+        shortTimestamp(d.at),
         d.kind === 'left_catalog' ? 'left the catalogue' : 'not in the catalogue',
         d.eventTypeName,
         d.scope ?? '',
@@ -70,15 +70,22 @@ export function renderSchemaChanges(changes: RecentSchemaChanges, days: number):
       ],
     })),
   ].sort((a, b) => b.at.getTime() - a.at.getTime());
-  // Within 80 columns: each change's scope and first event on a line under it.
-  const [head, rule, ...lines] = renderTable(
+  // Within 80 columns: each change's scope and first event on a line under it, and its name there
+  // too when the name would take the line past 80.
+  const changeWidth = Math.max('change'.length, ...rows.map((r) => r.row[1]!.length));
+  const nameWidth = TERMINAL_WIDTH - 'Nov 25 17:06'.length - changeWidth - 4;
+  const fits = rows.map((r) => terminalSafe(r.row[2]!).length <= nameWidth);
+  const lines = renderTable(
     ['first seen', 'change', 'name'],
-    rows.map((r) => r.row.slice(0, 3)),
-  ).split('\n');
+    rows.map((r, i) => [r.row[0], r.row[1], fits[i] ? r.row[2] : '']),
+  )
+    .trimEnd()
+    .split('\n');
   const body = rows.flatMap(({ row }, i) => {
-    const [scope, firstEvent] = row.slice(3).map((cell) => terminalSafe(cell));
-    const where = [scope ? `in ${scope}` : '', firstEvent ? `first event ${firstEvent}` : ''].filter(Boolean).join(', ');
-    return [lines[i]!, ...(where ? [`    ${where}`] : [])];
+    const [name, scope, firstEvent] = row.slice(2).map((cell) => terminalSafe(cell));
+    const where = [fits[i] ? '' : name!, scope ? `in ${scope}` : '', firstEvent ? `first event ${firstEvent}` : ''].filter(Boolean);
+    return [lines[i + 2]!, ...(where.length > 0 ? wrapList('    ', where, '    ') : [])];
   });
+  const [head, rule] = lines;
   return `${heading(changes, days)}\n${shown}${[head, rule, ...body].join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { distinctNames, type ReportData } from '../../src/report/report-data.js';
 import { reportSections } from '../../src/report/report-sections.js';
 import { distinctLabels, shortenMiddle } from '../../src/report/shorten.js';
+import { renderSchemaChanges } from '../../src/report/schema-changes.js';
 import { change } from '../../src/report/summary-band.js';
 import { daysOf, timeAxisFor } from '../../src/report/time-axis.js';
 import { chooseTypeBands, OTHER_BAND } from '../../src/report/type-bands.js';
@@ -229,5 +230,41 @@ describe('the report for a manager (issue 44, item 8)', () => {
     expect(section(base, 'top-actors').tables).toMatch(/woqusqv<\/td><td[^>]*>API key</);
     expect(section(base, 'security-changes').tables).toContain('woqusqv (API key)');
     expect(section(base, 'security-changes').tables).not.toMatch(/>woqusqv</);
+  });
+});
+
+describe('status --schema-changes within 80 columns (issue 44, item 7)', () => {
+  it("puts each change's scope and first event under it, and a name too long for the line there too", () => {
+    const at = new Date('2026-11-25T17:06:52Z');
+    const change = (eventTypeName: string, field: string | null) => ({
+      kind: field === null ? ('event_type' as const) : ('field' as const),
+      eventTypeName,
+      field,
+      firstSeenAt: at,
+      scope: 'group:60000000000000000000c0d1',
+      firstEventId: '6b07158e7f7f561800000195',
+    });
+    const longName = 'SERVERLESS_INSTANCE_CONFIGURATION_MODIFIED_AUDIT';
+    const text = renderSchemaChanges(
+      {
+        total: { eventTypes: 1, fields: 2 },
+        latest: [change('CLUSTER_READY', 'diskSizeGB'), change(longName, 'backupRetentionDays'), change('STREAM_PROCESSOR_STARTED', null)],
+        catalog: [
+          {
+            kind: 'not_in_catalog',
+            eventTypeName: 'FEDERATION_SETTINGS_UPDATED',
+            at,
+            scope: 'org:61221363cd1b984bce8e49f0',
+            firstEventId: null,
+          },
+        ],
+      },
+      7,
+    );
+    const lines = text.trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines).toContain('Nov 25 17:06  new field             CLUSTER_READY.diskSizeGB');
+    expect(lines).toContain('    in group:60000000000000000000c0d1, first event 6b07158e7f7f561800000195');
+    expect(text).toContain(`new field\n    ${longName}.backupRetentionDays,\n    in group:`);
   });
 });
