@@ -59,12 +59,12 @@ describe('--json documents', () => {
     expect(result.stderr.split('\n')[0]).toBe('events-mirror: --json needs --once: a continuous sync prints one table per pass');
   });
 
-  it('status --json: every scope, events held, the failing one with its code', async () => {
-    const doc = await run(['status', '--json'], 0);
+  it('status --json: every scope, events held, the failing one with its code (exit 1: a scope is failing)', async () => {
+    const doc = await run(['status', '--json'], 1);
     expect(doc.command).toBe('status');
     expect(doc.scopes.map((s) => s.scope)).toEqual([STRANGER, GROUP]);
     expect(doc.scopes[1]).toMatchObject({ events: fixture.emulator.dataset.validIds(GROUP).size, origin: 'configured', run: null });
-    const one = await run(['status', '--scope', STRANGER, '--json'], 0);
+    const one = await run(['status', '--scope', STRANGER, '--json'], 1);
     expect(one.scopes).toHaveLength(1);
     expect(one.scopes[0]!.lastError!.message).toContain('404');
   }, 60_000);
