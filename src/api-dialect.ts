@@ -3,6 +3,8 @@
  * Atlas's legacy `/api/atlas/v1.0`) and `atlas-v2` (the Atlas Administration API v2,
  * `/api/atlas/v2`, every request with a versioned media type). Pure.
  */
+import { maskUrl } from './url-display.js';
+
 export const API_DIALECTS = ['v1', 'atlas-v2'] as const;
 export type ApiDialect = (typeof API_DIALECTS)[number];
 
@@ -21,9 +23,9 @@ export function inferDialect(baseUrl: string): ApiDialect {
 export function dialectMismatch(baseUrl: string, dialect: ApiDialect): string | undefined {
   const path = new URL(baseUrl).pathname;
   if (dialect === 'atlas-v2' && V1_PATH.test(path))
-    return `the base URL ${baseUrl} is a v1.0 one: use https://cloud.mongodb.com/api/atlas/v2 for atlas-v2`;
+    return `the base URL ${maskUrl(baseUrl)} is a v1.0 one: use https://cloud.mongodb.com/api/atlas/v2 for atlas-v2`;
   if (dialect === 'v1' && V2_PATH.test(path))
-    return `the base URL ${baseUrl} is the Atlas v2 one: use dialect atlas-v2, or a /api/public/v1.0 URL`;
+    return `the base URL ${maskUrl(baseUrl)} is the Atlas v2 one: use dialect atlas-v2, or a /api/public/v1.0 URL`;
   return undefined;
 }
 

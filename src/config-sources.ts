@@ -1,10 +1,11 @@
 /**
  * The effective configuration, one setting a line, with the layer each value came from: the
  * default, a config file, an environment variable (or the `.env` file) or the command line.
- * Secrets are never shown: a private key or client secret reads "(set, hidden)", and the password
- * of a URL (DATABASE_URL, REDIS_URL, a proxy) is replaced by `****`.
+ * Secrets are never shown: a private key or client secret reads "(set, hidden)", and a URL's
+ * secrets (DATABASE_URL, REDIS_URL, a base URL, a proxy: see url-display.ts) are replaced by `****`.
  */
 import path from 'node:path';
+import { maskUrl } from './url-display.js';
 import { ENV_BINDINGS, SECRET_FILE_BINDINGS, configKeysAt, defaultConfigDir, type LoadedConfig } from './config.js';
 
 export interface ConfigSetting {
@@ -104,18 +105,9 @@ function sets(value: Record<string, unknown>, keyPath: readonly string[]): boole
 function display(value: unknown): string {
   if (Array.isArray(value))
     return value.length === 0 ? '(none)' : value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
-  if (typeof value === 'string') return withoutPassword(value);
+  if (typeof value === 'string') return maskUrl(value);
   if (isRecord(value)) return Object.keys(value).length === 0 ? '(none)' : JSON.stringify(value);
   return String(value);
-}
-
-/** A URL's password replaced by `****`; any other text as it is. */
-export function withoutPassword(text: string): string {
-  if (!URL.canParse(text)) return text;
-  const url = new URL(text);
-  if (!url.password) return text;
-  url.password = '****';
-  return url.toString();
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

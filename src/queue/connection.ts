@@ -13,6 +13,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { urlLocation } from '../url-display.js';
 
 export interface RedisConnectionOptions {
   readonly url: string;
@@ -66,14 +67,9 @@ export function createRedisConnection(options: RedisConnectionOptions): Redis {
   return redis;
 }
 
-/** host:port/db, never the password. */
+/** redis://host:port/db, never the user name, password or query. */
 export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
-  } catch {
-    return 'REDIS_URL (not a valid URL)';
-  }
+  return urlLocation(url, 'REDIS_URL (not a valid URL)');
 }
 
 /**

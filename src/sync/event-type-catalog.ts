@@ -2,7 +2,9 @@
  * Reads Atlas v2's event type catalogue (`GET /eventTypes`) into `event_type_catalog`: at the
  * start of `sync` and of each worker, then daily. Only atlas-v2 sources have one; with several, a
  * base URL is read once and the catalogues are merged (a type one of them lists is listed). A
- * read that fails writes nothing (a partial catalogue would report listed types as gone).
+ * read that fails writes nothing (a partial catalogue would report listed types as gone), and so
+ * does a source that answers with no types at all: an empty catalogue is far likelier a fault of
+ * the service than every type leaving at once, so it is taken as an incomplete read.
  */
 import { apiSourceOf, type Config } from '../config.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
@@ -19,6 +21,8 @@ export const CATALOG_REFRESH_MS = 24 * 3600_000;
 export const CATALOG_RETRY_MS = 3600_000;
 
 const SHOWN = 10;
+
+const EMPTY_CATALOG = 'the service listed no event types: an empty catalogue is not taken as complete (the types known stay listed)';
 
 function listed(names: readonly string[]): string {
   return names.length > SHOWN ? `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more` : names.join(', ');
@@ -54,7 +58,9 @@ export async function refreshEventTypeCatalog(ctx: CatalogRefresh, credentials: 
   if (credentials.length === 0) return undefined;
   const merged = new Map<string, CatalogType>();
   for (const credential of credentials) {
-    for (const entry of await ctx.clients.for(credential).listEventTypes(ctx.signal)) {
+    const entries = await ctx.clients.for(credential).listEventTypes(ctx.signal);
+    if (entries.length === 0) throw new Error(EMPTY_CATALOG);
+    for (const entry of entries) {
       if (!merged.has(entry.type)) merged.set(entry.type, entry);
     }
   }

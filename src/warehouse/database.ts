@@ -12,6 +12,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { WarehouseError, errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { urlLocation } from '../url-display.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
 import { copyCapableTransaction } from './copy-transaction.js';
@@ -202,12 +203,7 @@ async function pgliteDialect(dataDir: string, setSearchPath: string): Promise<Op
   return { dialect: session.dialect(new PGliteDialect(client)), kind: 'pglite', where: location, session, ...(lock ? { lock } : {}) };
 }
 
-/** host:port/database, never the user name or password. */
+/** postgres://host:port/database, never the user name, password or query. */
 export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `postgres://${parsed.host || 'localhost'}${parsed.pathname}`;
-  } catch {
-    return 'DATABASE_URL (not a valid URL)';
-  }
+  return urlLocation(url, 'DATABASE_URL (not a valid URL)');
 }

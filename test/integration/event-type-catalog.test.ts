@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.js';
 import { daysAgo, startSyncFixture } from '../helpers/sync-fixture.js';
 
 const ORG = '5f0000000000000000000357';
+const EMPTY_ORG = '5f0000000000000000000358';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -98,5 +99,35 @@ describe('the event type catalogue (Atlas v2)', () => {
     const described = sentTypes.filter((t) => t !== unlisted && t !== dropped);
     expect(described.some((t) => page.includes(`<td>${describeEventType(t)}</td>`))).toBe(true);
     expect(page).toContain('not in the event type catalogue');
+  });
+
+  it('takes a 200 answer listing no types as an incomplete read: every known type stays listed', async () => {
+    const f = await startSyncFixture(
+      { seed: 358, orgs: [EMPTY_ORG], eventsPerScope: 50, days: 1 },
+      { EVENTS_START_DATE: daysAgo(2).toISOString(), EVENTS_SCOPES: `org:${EMPTY_ORG}` },
+    );
+    cleanups.push(() => f.close());
+    const env = { ...f.env, EVENTS_API_BASE_URL: f.emulator.atlasV2BaseUrl, LOG_LEVEL: 'info' };
+    const first = await runCli(['sync', '--once'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const known = f.emulator.catalog.all().map((e) => e.eventType);
+    expect(known.length).toBeGreaterThan(10);
+
+    // The service answers 200 with `results: []` (and totalCount 0).
+    for (const type of known) f.emulator.catalog.remove(type);
+    const second = await runCli(['sync', '--once'], env);
+    expect(second.code, second.stderr).toBe(0);
+    const warnings = second.stderr.split('\n').filter((line) => line.includes('listed no event types'));
+    expect(warnings, second.stderr).toHaveLength(1);
+    expect(warnings[0]).toMatch(/could not be read .*an empty catalogue is not taken as complete/);
+    expect(second.stderr).not.toMatch(/left the event type catalogue/);
+
+    const warehouse = await createWarehouse({ url: f.database.url, schema: 'events_mirror', dataDir: 'unused' });
+    cleanups.push(() => warehouse.close());
+    const rows = await warehouse.db.selectFrom('event_type_catalog').select(['type', 'gone_since']).orderBy('type').execute();
+    expect(rows.map((r) => r.type)).toEqual(known);
+    expect(rows.filter((r) => r.gone_since !== null)).toEqual([]);
+    const changes = await runCli(['status', '--schema-changes'], env);
+    expect(changes.stdout).not.toMatch(/left the event type catalogue/);
   });
 });
