@@ -18,6 +18,7 @@ import { assertPlainIdentifier, quoteIdentifier } from './identifier.js';
 import { copyCapableTransaction } from './copy-transaction.js';
 import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
 import { PgliteSession, type QueryRows } from './pglite-session.js';
+import { EXACT_RESULT_PARSERS } from './result-values.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
@@ -135,7 +136,7 @@ async function postgresReadOnlyQuery(pool: pg.Pool, sessionSetup: string, text: 
     // The session settings inside the transaction: the rollback undoes whatever the statement set.
     await client.query(`BEGIN READ ONLY; ${sessionSetup}`);
     try {
-      const result = await client.query<unknown[]>({ text, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig & {
+      const result = await client.query<unknown[]>({ text, rowMode: 'array', queryMode: 'extended', types: READ_ONLY_TYPES } as pg.QueryConfig & {
         rowMode: 'array';
       });
       return { fields: result.fields.map((f) => f.name), rows: result.rows };
@@ -149,16 +150,19 @@ async function postgresReadOnlyQuery(pool: pg.Pool, sessionSetup: string, text: 
   }
 }
 
+const POSTGRES_PARSERS: Record<number, (value: string) => unknown> = { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText };
+const typeParserOf = (parsers: Readonly<Record<number, (value: string) => unknown>>) =>
+  ((oid: number, format?: 'text' | 'binary') =>
+    parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser;
+/** `readOnlyQuery`'s rows are printed: numbers and JSON as PostgreSQL wrote them (result-values.ts). */
+const READ_ONLY_TYPES = { getTypeParser: typeParserOf({ ...POSTGRES_PARSERS, ...EXACT_RESULT_PARSERS }) };
+
 function postgresDialect(url: string, setSearchPath: string, poolSize = 10, deadlines = DEFAULT_POSTGRES_DEADLINES): OpenedDialect {
-  const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [DATE]: asText, [INTERVAL]: asText };
   const pool = createPostgresPool(
     {
       connectionString: url,
       max: poolSize,
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          parsers[oid] ?? (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
-      },
+      types: { getTypeParser: typeParserOf(POSTGRES_PARSERS) },
     },
     deadlines,
   );

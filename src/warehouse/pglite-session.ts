@@ -10,6 +10,7 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 import type { DatabaseConnection, Dialect, Driver, TransactionSettings } from 'kysely';
+import { EXACT_RESULT_PARSERS } from './result-values.js';
 
 /** A statement's columns, in order, and its rows as arrays in that order. */
 export interface QueryRows {
@@ -112,7 +113,7 @@ export class PgliteSession {
     return this.gate.run(async () => {
       await this.client.query('BEGIN READ ONLY');
       try {
-        const result = await this.client.query<unknown[]>(text, [], { rowMode: 'array' });
+        const result = await this.client.query<unknown[]>(text, [], { rowMode: 'array', parsers: EXACT_RESULT_PARSERS });
         return { fields: result.fields.map((f) => f.name), rows: result.rows };
       } finally {
         await this.client.query('ROLLBACK');

@@ -84,6 +84,34 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
 
   // One check that nothing changed, after every refusal: each CLI child opening the warehouse is
   // most of this file's time, and a refused write that had changed something would still show.
+  it('prints integers, numerics and the numbers inside json exactly, in the table, CSV and JSON', async () => {
+    const query =
+      "select 123456789012345678::bigint as big, 9007199254740993::int8 as past_double, '-9223372036854775808'::int8 as least, " +
+      "12345678901234567890.123456789::numeric as num, 1.50::numeric as spelt, 'NaN'::numeric as nan, 42::bigint as small, " +
+      '\'{"n": 9007199254740993}\'::jsonb as doc';
+    const table = await sql(query);
+    expect(table.code, table.stderr).toBe(0);
+    for (const text of ['123456789012345678', '9007199254740993', '-9223372036854775808', '12345678901234567890.123456789', '1.50', 'NaN']) {
+      expect(table.stdout).toContain(text);
+    }
+    expect(table.stdout).toContain('{"n": 9007199254740993}');
+    const csv = await sql('--csv', query);
+    expect(csv.stdout.split('\r\n')[1]).toBe(
+      '123456789012345678,9007199254740993,-9223372036854775808,12345678901234567890.123456789,1.50,NaN,42,"{""n"": 9007199254740993}"',
+    );
+    const json = await sql('--json', query);
+    expect(json.code, json.stderr).toBe(0);
+    // Exact number literals (JSON.parse would round them: the text is what a script reads).
+    expect(json.stdout).toMatch(/"big": 123456789012345678,/);
+    expect(json.stdout).toMatch(/"past_double": 9007199254740993,/);
+    expect(json.stdout).toMatch(/"least": -9223372036854775808,/);
+    expect(json.stdout).toMatch(/"num": 12345678901234567890\.123456789,/);
+    expect(json.stdout).toMatch(/"spelt": 1\.50,/);
+    expect(json.stdout).toMatch(/"nan": "NaN",/);
+    expect(json.stdout).toMatch(/"doc": \{"n": 9007199254740993\}/);
+    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ small: 42, nan: 'NaN', doc: { n: 9007199254740992 } })]);
+  });
+
   it('refuses insert, update, delete, drop and several statements in one string, changing nothing', async () => {
     const writes = [
       `insert into events (id, scope, created, event_type_name, payload, raw) select 'x' || id, scope, created, event_type_name, payload, raw from events`,
@@ -133,6 +161,6 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
       expect(Array.isArray(rows.get(query))).toBe(true);
     }
     const perDay = rows.get(chosen.find((q) => q.includes('events_per_day'))!);
-    expect(perDay).toContainEqual({ day: created.slice(0, 10), event_type_name: 'CLUSTER_CREATED', sum: '1' });
+    expect(perDay).toContainEqual({ day: created.slice(0, 10), event_type_name: 'CLUSTER_CREATED', sum: 1 });
   });
 });
