@@ -2,8 +2,8 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { UsageError } from '../errors.js';
-import type { Scope } from '../scope.js';
-import { scopeLockFor } from '../sync/lock.js';
+import { parseScope, type Scope } from '../scope.js';
+import { scopeLockFor, type ScopeLock } from '../sync/lock.js';
 import { openWarehouse } from '../sync/open-warehouse.js';
 import { countScopeEvents, forgetScopeRows, type ForgottenRows } from '../warehouse/forget.repository.js';
 import { listKnownScopes } from '../warehouse/scopes.repository.js';
@@ -30,30 +30,51 @@ export async function runForget(options: ForgetOptions): Promise<number> {
   try {
     // A scope forgotten without its events is still known by them: --delete-events can follow.
     if ((await countScopeEvents(warehouse.db, key)) === 0) await requireKnownScopes(warehouse.db, config, [options.scope]);
-    const known = (await listKnownScopes(warehouse.db)).find((k) => k.scope === key);
+    const knownScopes = await listKnownScopes(warehouse.db);
+    const known = knownScopes.find((k) => k.scope === key);
+    // An organization's discovered projects go with it (none is polled once it is not configured);
+    // first, so that an interrupted forget leaves the organization known and can be run again.
+    const configured = new Set(config.scopes.map((s) => s.scope.key));
+    const projects = knownScopes
+      .filter((k) => k.origin === 'discovered' && k.discoveredBy === key && !configured.has(k.scope))
+      .map((k) => parseScope(k.scope));
+    const lock = scopeLockFor(warehouse);
+    // Refused before anything is touched when a runner holds any of them.
+    for (const scope of [...projects, options.scope]) await withScopeLock(lock, scope.key, () => Promise.resolve());
     // Workers need PostgreSQL: with the embedded warehouse no job of this scope can be queued.
     if (warehouse.kind === 'postgres') redis = await openQueue(config, logger);
-    const release = await scopeLockFor(warehouse).tryAcquire(key);
-    if (!release) {
-      throw new UsageError(`${key} is being synced right now: stop its sync or worker (or wait for the poll to end) and run forget again`);
+    const deleteEvents = options.deleteEvents === true;
+    for (const scope of [...projects, options.scope]) {
+      await withScopeLock(lock, scope.key, async () => {
+        const jobs = redis ? await redis.forget(scope) : undefined;
+        const kept = deleteEvents ? 0 : await countScopeEvents(warehouse.db, scope.key);
+        const rows = await forgetScopeRows(warehouse.db, scope.key, { deleteEvents });
+        const by = scope === options.scope ? '' : ` (discovered by ${key})`;
+        process.stdout.write(`${summary(scope.key + by, rows, jobs, kept, deleteEvents)}\n`);
+      });
     }
-    try {
-      const jobs = redis ? await redis.forget(options.scope) : undefined;
-      const kept = options.deleteEvents ? 0 : await countScopeEvents(warehouse.db, key);
-      const rows = await forgetScopeRows(warehouse.db, key, { deleteEvents: options.deleteEvents === true });
-      process.stdout.write(`${summary(key, rows, jobs, kept, options.deleteEvents === true)}\n`);
-      if (known?.origin === 'discovered' && known.removedAt === null && known.discoveredBy) {
-        process.stdout.write(
-          `note: ${known.discoveredBy} discovers ${key}: its next listing adds it back unless its excludeProjects leaves it out\n`,
-        );
-      }
-      return EXIT_OK;
-    } finally {
-      await release();
+    if (known?.origin === 'discovered' && known.removedAt === null && known.discoveredBy) {
+      process.stdout.write(
+        `note: ${known.discoveredBy} discovers ${key}: its next listing adds it back unless its excludeProjects leaves it out\n`,
+      );
     }
+    return EXIT_OK;
   } finally {
     await redis?.close();
     await warehouse.close();
+  }
+}
+
+/** Runs `work` holding the scope's lock; refuses (exit 2) when a runner holds it. */
+async function withScopeLock(lock: ScopeLock, key: string, work: () => Promise<void>): Promise<void> {
+  const release = await lock.tryAcquire(key);
+  if (!release) {
+    throw new UsageError(`${key} is being synced right now: stop its sync or worker (or wait for the poll to end) and run forget again`);
+  }
+  try {
+    await work();
+  } finally {
+    await release();
   }
 }
 

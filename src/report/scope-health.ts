@@ -54,12 +54,16 @@ export interface FleetSummary {
 const RANK: Readonly<Record<ScopeState, number>> = { failing: 0, lagging: 1, 'never-synced': 2, ok: 3, removed: 4 };
 export const WORST_LAGS = 5;
 
-/** Every configured scope and every scope the warehouse holds, worst first. */
+/**
+ * Every configured scope and every scope the warehouse knows (a `scopes` row or a checkpoint), worst
+ * first. Events alone do not make a scope listed: `forget` without `--delete-events` keeps a
+ * scope's events and lists it no more.
+ */
 export function scopeHealth(input: StatusInput, lagThresholdMs: number): ScopeHealth[] {
   const byScope = new Map(input.states.map((s) => [s.scope, s]));
   const known = new Map((input.known ?? []).map((k) => [k.scope, k]));
   const configured = new Set(input.configured);
-  const scopes = new Set([...input.configured, ...known.keys(), ...byScope.keys(), ...(input.counts?.keys() ?? [])]);
+  const scopes = new Set([...input.configured, ...known.keys(), ...byScope.keys()]);
   const health = [...scopes].map((scope): ScopeHealth => {
     const sync = byScope.get(scope);
     const k = known.get(scope);

@@ -136,7 +136,12 @@ async function postgresReadOnlyQuery(pool: pg.Pool, sessionSetup: string, text: 
     // The session settings inside the transaction: the rollback undoes whatever the statement set.
     await client.query(`BEGIN READ ONLY; ${sessionSetup}`);
     try {
-      const result = await client.query<unknown[]>({ text, rowMode: 'array', queryMode: 'extended', types: READ_ONLY_TYPES } as pg.QueryConfig & {
+      const result = await client.query<unknown[]>({
+        text,
+        rowMode: 'array',
+        queryMode: 'extended',
+        types: READ_ONLY_TYPES,
+      } as pg.QueryConfig & {
         rowMode: 'array';
       });
       return { fields: result.fields.map((f) => f.name), rows: result.rows };

@@ -1,8 +1,9 @@
 /**
  * `forget`: a scope's rows leave the warehouse. Its state (sync_state, with the checkpoint's
  * settings), its runs (sync_runs, reconcile_runs) and its `scopes` row always; with events, its
- * events, its memberships and its rejected events too. An event the scope shares with another
- * scope stays, held by that one. Call it holding the scope's lock.
+ * events, its memberships and its rejected events too, and the schema changes its events were the
+ * first to bring are credited to another scope's (or removed). An event the scope shares with
+ * another scope stays, held by that one. Call it holding the scope's lock.
  *
  * Events go first, `FORGET_BATCH` rows a statement (never one transaction holding millions of row
  * locks, nor one statement past the query deadline), and the state last in one transaction: an
@@ -72,6 +73,7 @@ export async function forgetScopeRows(
         .where('id', 'in', (eb) => eb.selectFrom('rejected_events').select('id').where('scope', '=', scopeKey).limit(batch))
         .executeTakeFirst(),
     );
+    await creditSchemaSightings(db, scopeKey);
   }
   const syncRuns = await deleteInBatches(batch, () =>
     db
@@ -90,6 +92,45 @@ export async function forgetScopeRows(
     };
   });
   return { ...state, syncRuns, events, eventsKept, memberships, rejectedEvents };
+}
+
+/**
+ * The schema-change rows (event_types_seen, event_fields_seen) whose first event was one of the
+ * scope's deleted events: credited to the earliest event still held of that type (that carries the
+ * field), as if the forgotten scope had never been synced, or removed when none is held. Deleting
+ * them all would make the next page of another scope bringing the type report it as new.
+ * One indexed lookup a row (events by type and created); a scope brings a few hundred at most.
+ */
+async function creditSchemaSightings(db: Kysely<Database>, scopeKey: string): Promise<void> {
+  const heirOf = (type: string, field?: string) =>
+    db
+      .selectFrom('events')
+      .select(['id', 'scope', 'ingested_at'])
+      .where('event_type_name', '=', type)
+      .$if(field !== undefined, (q) => q.where(sql<boolean>`payload ? ${field}`))
+      .orderBy('event_type_name')
+      .orderBy('created')
+      .limit(1)
+      .executeTakeFirst();
+  const credit = (heir: { id: string; scope: string; ingested_at: Date }) => ({
+    first_event_id: heir.id,
+    scope: heir.scope,
+    first_seen_at: heir.ingested_at,
+  });
+  const types = await db.selectFrom('event_types_seen').select('event_type_name').where('scope', '=', scopeKey).execute();
+  for (const { event_type_name: type } of types) {
+    const heir = await heirOf(type);
+    const mine = sql<boolean>`event_type_name = ${type} and scope = ${scopeKey}`;
+    if (heir) await db.updateTable('event_types_seen').set(credit(heir)).where(mine).execute();
+    else await db.deleteFrom('event_types_seen').where(mine).execute();
+  }
+  const fields = await db.selectFrom('event_fields_seen').select(['event_type_name', 'field']).where('scope', '=', scopeKey).execute();
+  for (const { event_type_name: type, field } of fields) {
+    const heir = await heirOf(type, field);
+    const mine = sql<boolean>`event_type_name = ${type} and field = ${field} and scope = ${scopeKey}`;
+    if (heir) await db.updateTable('event_fields_seen').set(credit(heir)).where(mine).execute();
+    else await db.deleteFrom('event_fields_seen').where(mine).execute();
+  }
 }
 
 /** Events the warehouse holds for a scope (its own rows, and its memberships of others' rows). */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScope } from '../../src/scope.js';
 import { scopeLockFor } from '../../src/sync/lock.js';
 import { createSyncQueue, type SyncQueue } from '../../src/queue/scheduler.js';
-import { recordConfiguredScopes } from '../../src/warehouse/scopes.repository.js';
+import { recordConfiguredScopes, recordDiscoveredProjects } from '../../src/warehouse/scopes.repository.js';
 import { runCli } from '../helpers/cli.js';
 import { obliterateSyncQueue } from '../helpers/queue-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
@@ -22,6 +22,8 @@ import { startStubFeedSync, syncThroughStub, type StubFeedSync } from '../helper
 const ORG = 'org:5f0000000000000000000373';
 const GROUP = 'group:6a0000000000000000000373';
 const OTHER = 'group:6a0000000000000000000374';
+/** A project the organization discovered (not configured). */
+const FOUND = 'group:6a0000000000000000000376';
 const SHARED = '64cc00000000000000000001';
 const created = new Date(Math.floor(Date.now() / 1000 - 3600) * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -33,6 +35,8 @@ function feed(path: string): unknown[] {
     ];
   }
   if (path.includes(OTHER.slice(6))) return [{ id: '64cc000000000000000000cc', created, eventTypeName: 'OTHER_EVENT' }];
+  if (path.includes(FOUND.slice(6)))
+    return [{ id: '64cc000000000000000000ee', created, eventTypeName: 'FOUND_EVENT', groupId: FOUND.slice(6) }];
   return [
     { id: '64cc000000000000000000bb', created, eventTypeName: 'GROUP_EVENT', groupId: GROUP.slice(6) },
     { id: SHARED, created, eventTypeName: 'JOINED_GROUP', groupId: GROUP.slice(6) },
@@ -48,8 +52,9 @@ describe('forget --scope', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    stub = await startStubFeedSync('postgres', [ORG, GROUP, OTHER], feed);
-    for (const key of [ORG, GROUP, OTHER]) {
+    stub = await startStubFeedSync('postgres', [ORG, GROUP, OTHER, FOUND], feed);
+    // The organization first: the event types and fields it shares with the project are credited to it.
+    for (const key of [ORG, GROUP, OTHER, FOUND]) {
       const result = await syncThroughStub(stub, key);
       expect(result.status).toBe('succeeded');
     }
@@ -62,6 +67,7 @@ describe('forget --scope', () => {
       }),
       new Date(),
     );
+    await recordDiscoveredProjects(stub.runtime.warehouse.db, ORG, [{ kind: 'group', scopeId: FOUND.slice(6), name: 'found' }], new Date());
     env = { DATABASE_URL: stub.config.database.url!, REDIS_PREFIX: prefix };
     const scheduled = await runCli(['scheduler', '--once'], { ...env, EVENTS_SCOPES: [ORG, GROUP, OTHER].join(',') });
     expect(scheduled.stdout).toContain('job schedulers for 3 scopes');
@@ -82,6 +88,11 @@ describe('forget --scope', () => {
   const db = () => stub.runtime.warehouse.db;
   /** Only OTHER stays configured. */
   const forget = (...args: string[]) => runCli(['forget', ...args], { ...env, EVENTS_SCOPES: OTHER });
+  const status = async () => {
+    const result = await runCli(['status'], { ...env, EVENTS_SCOPES: OTHER });
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
   const schedulerIds = async () => (await queue.getJobSchedulers(0, -1, true)).map((s) => s.key).sort();
   const jobsOf = async (key: string) =>
     (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'completed', 'failed'], 0, -1, true)).filter((j) => j.data?.scope === key)
@@ -105,7 +116,7 @@ describe('forget --scope', () => {
     const unknown = await forget('--scope', 'group:6a0000000000000000000379');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      `--scope group:6a0000000000000000000379: no such scope is configured or in the warehouse; known: ${GROUP}, ${OTHER}, ${ORG}`,
+      `--scope group:6a0000000000000000000379: no such scope is configured or in the warehouse; known: ${GROUP}, ${OTHER}, ${FOUND}, ${ORG}`,
     );
     const configured = await forget('--scope', OTHER);
     expect(configured.code).toBe(2);
@@ -127,17 +138,43 @@ describe('forget --scope', () => {
     expect(await schedulerIds()).toEqual(allSchedulers);
     expect(await stateOf(ORG)).toMatchObject({ syncState: 1, scopes: 1, events: 2 });
 
-    // The organization, events and all: its own event goes, the shared one stays with the project.
+    const schemaBefore = await runCli(['status', '--schema-changes'], { ...env, EVENTS_SCOPES: OTHER });
+    expect(schemaBefore.stdout).toContain(ORG);
+    expect(await status()).toContain(FOUND);
+
+    // The organization, events and all: its own event goes, the shared one stays with the project,
+    // and the project it discovered goes with it.
     const org = await forget('--scope', ORG, '--delete-events');
     expect(org.stderr).toBe('');
     expect(org.code).toBe(0);
     expect(org.stdout).toMatch(
       new RegExp(
-        `^forgot ${ORG}: its checkpoint and state, [1-9]\\d* runs?, its scopes row; 2 job schedulers and 0 jobs in Redis; ` +
+        `^forgot ${FOUND} \\(discovered by ${ORG}\\): its checkpoint and state, [1-9]\\d* runs?, its scopes row; 0 job schedulers and 0 jobs in Redis; ` +
+          '1 event deleted, 0 memberships, 0 rejected events\\n' +
+          `forgot ${ORG}: its checkpoint and state, [1-9]\\d* runs?, its scopes row; 2 job schedulers and 0 jobs in Redis; ` +
           '1 event deleted \\(1 event kept: another scope lists them\\), 0 memberships, 0 rejected events\\n$',
       ),
     );
     expect(await stateOf(ORG)).toEqual({ syncState: 0, scopes: 0, runs: 0, events: 0, rejected: 0 });
+    expect(await stateOf(FOUND)).toEqual({ syncState: 0, scopes: 0, runs: 0, events: 0, rejected: 0 });
+    expect(await status()).not.toContain(FOUND);
+    // The schema changes its events brought: the shared type passes to the project, its own types go.
+    const seen = await db()
+      .selectFrom('event_types_seen')
+      .select(['event_type_name', 'scope', 'first_event_id'])
+      .orderBy('event_type_name')
+      .execute();
+    expect(seen).toEqual([
+      { event_type_name: 'GROUP_EVENT', scope: GROUP, first_event_id: '64cc000000000000000000bb' },
+      { event_type_name: 'JOINED_GROUP', scope: GROUP, first_event_id: SHARED },
+      { event_type_name: 'OTHER_EVENT', scope: OTHER, first_event_id: '64cc000000000000000000cc' },
+    ]);
+    const fieldScopes = await db().selectFrom('event_fields_seen').select('scope').distinct().orderBy('scope').execute();
+    expect(fieldScopes.map((f) => f.scope)).toEqual([GROUP, OTHER]);
+    const schemaAfter = await runCli(['status', '--schema-changes'], { ...env, EVENTS_SCOPES: OTHER });
+    expect(schemaAfter.code, schemaAfter.stderr).toBe(0);
+    expect(schemaAfter.stdout).not.toContain(ORG.slice(4));
+    expect(schemaAfter.stdout).not.toContain(FOUND.slice(6));
     const shared = await db().selectFrom('events').select('scope').where('id', '=', SHARED).executeTakeFirstOrThrow();
     expect(shared.scope).toBe(GROUP);
     expect(await db().selectFrom('event_scopes').select('scope').where('event_id', '=', SHARED).execute()).toEqual([{ scope: GROUP }]);
@@ -153,6 +190,10 @@ describe('forget --scope', () => {
     );
     expect(await stateOf(GROUP)).toEqual({ syncState: 0, scopes: 0, runs: 0, events: 2, rejected: 1 });
     expect(await jobsOf(GROUP)).toBe(0);
+    // Its events stay, but status lists it no more (it listed it as never synced).
+    expect(await status()).not.toContain(GROUP);
+    const json = await runCli(['status', '--json'], { ...env, EVENTS_SCOPES: OTHER });
+    expect((JSON.parse(json.stdout) as { scopes: Array<{ scope: string }> }).scopes.map((s) => s.scope)).toEqual([OTHER]);
 
     // Its events still name it, so --delete-events can follow; then it is unknown.
     const events = await forget('--scope', GROUP, '--delete-events');
