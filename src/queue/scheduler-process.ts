@@ -22,7 +22,8 @@ import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shut
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './scheduler.js';
 import { wantedSchedulers } from './scheduler-plan.js';
-import { API_PROBE_TIMEOUT_MS, requirePostgres } from './worker-process.js';
+import { API_PROBE_TIMEOUT_MS, requirePostgres, waitForWarehouse } from './worker-process.js';
+import { openWhenPostgresAnswers } from '../warehouse/wait-for-postgres.js';
 import { startHealthServer, type HealthCheck, type HealthServer } from './health-server.js';
 import { assertMigrated } from '../warehouse/migrator.js';
 import { discoverScopes } from '../sync/discovery.js';
@@ -72,7 +73,11 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     let scopes = configured;
     let discover: (() => Promise<readonly ScopeSettings[]>) | undefined;
     if (discovering) {
-      const opened = await openSyncRuntime(config, logger, { signal: stop.signal });
+      const opened = await openWhenPostgresAnswers(() => openSyncRuntime(config, logger, { signal: stop.signal }), {
+        ...waitForWarehouse(config, logger),
+        stop: stop.first,
+      });
+      if (opened === 'stopped') return 0;
       runtime = opened;
       discover = async () =>
         (

@@ -19,6 +19,8 @@ import type { Logger } from '../logger.js';
 import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime, type SyncRuntime } from '../sync/runtime.js';
 import { assertMigrated } from '../warehouse/migrator.js';
+import { describeUrl } from '../warehouse/database.js';
+import { openWhenPostgresAnswers } from '../warehouse/wait-for-postgres.js';
 import { createRedisConnection, describeRedisUrl, waitForRedis } from './connection.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import { keepHouse } from '../sync/housekeeping.js';
@@ -36,6 +38,8 @@ export interface WorkerProcessOptions {
 }
 
 const STARTUP_REDIS_TIMEOUT_MS = 60_000;
+/** As long as for Redis: a database restarted by the same deploy is back well within it. */
+const STARTUP_POSTGRES_TIMEOUT_MS = 60_000;
 /** How long interrupted jobs get to hand themselves back before the worker is closed by force. */
 const INTERRUPT_GRACE_MS = 2_000;
 /** Each close (BullMQ, the health server, the pool, Redis) is given up on after this. */
@@ -102,12 +106,22 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
       logger.info('stopped before Redis answered: no job was taken');
       return 0;
     }
-    runtime = await openSyncRuntime(config, logger, {
-      signal: interrupt.signal,
-      budget: redisRequestBudget(connection, config.api.requestsPerMinute, config.redis.prefix),
-      metrics: createApiMetrics(registry),
-      onPage: syncMetrics.onPage,
-    });
+    const apiMetrics = createApiMetrics(registry);
+    const opened = await openWhenPostgresAnswers(
+      () =>
+        openSyncRuntime(config, logger, {
+          signal: interrupt.signal,
+          budget: redisRequestBudget(connection, config.api.requestsPerMinute, config.redis.prefix),
+          metrics: apiMetrics,
+          onPage: syncMetrics.onPage,
+        }),
+      { ...waitForWarehouse(config, logger), stop: stopRequested },
+    );
+    if (opened === 'stopped') {
+      logger.info('stopped before PostgreSQL answered: no job was taken');
+      return 0;
+    }
+    runtime = opened;
     const warehouse = runtime.warehouse;
     metricsQueue = createSyncQueue(connection, config.redis.prefix);
     registerFleetMetrics(registry, { queue: metricsQueue, db: warehouse.db });
@@ -178,6 +192,16 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
 }
 
 const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
+
+/** How a worker or scheduler waits at start for a PostgreSQL warehouse that does not answer yet. */
+export function waitForWarehouse(config: Config, logger: Logger) {
+  return {
+    where: describeUrl(config.database.url ?? ''),
+    logger,
+    timeoutMs: STARTUP_POSTGRES_TIMEOUT_MS,
+    dispose: (runtime: SyncRuntime) => runtime.close(),
+  };
+}
 
 /** The worker and scheduler run on several hosts: the embedded warehouse cannot be shared. */
 export function requirePostgres(config: Config, processName: string): void {
