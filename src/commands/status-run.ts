@@ -3,6 +3,8 @@ import type { Scope } from '../scope.js';
 import { UsageError } from '../errors.js';
 import { commandJson, printableJson } from '../report/json-output.js';
 import { renderListings } from '../report/listings-status.js';
+import { PROCESSES_WINDOW_MS, processesJson, renderProcesses } from '../report/processes-status.js';
+import { listProcesses } from '../warehouse/processes.repository.js';
 import { renderSchemaChanges, renderSchemaChangesLine } from '../report/schema-changes.js';
 import { needsAttention } from '../report/scope-health.js';
 import { renderScopeStatus, renderStatus } from '../report/status-report.js';
@@ -55,7 +57,10 @@ export async function runStatus(flags: StatusFlags): Promise<number> {
       return EXIT_OK;
     }
     const threshold = lagThresholdMs(config, typeof flags.lagging === 'number' ? flags.lagging : undefined);
-    const fleet = await readFleet(warehouse.db, config, { now, lagThresholdMs: threshold, countEvents: true });
+    const [fleet, processes] = await Promise.all([
+      readFleet(warehouse.db, config, { now, lagThresholdMs: threshold, countEvents: true }),
+      listProcesses(warehouse.db, new Date(now.getTime() - PROCESSES_WINDOW_MS)),
+    ]);
     if (flags.scope) {
       const key = flags.scope.key;
       const one = fleet.health.find((h) => h.scope === key);
@@ -71,12 +76,13 @@ export async function runStatus(flags: StatusFlags): Promise<number> {
     const filter = flags.failing ? 'failing' : flags.lagging !== undefined ? 'lagging' : undefined;
     const rows = filter ? fleet.health.filter((h) => h.state === filter) : fleet.health;
     if (flags.json) {
-      process.stdout.write(printableJson(commandJson('status', now, fleet.summary, rows)));
+      process.stdout.write(printableJson({ ...commandJson('status', now, fleet.summary, rows), processes: processesJson(processes, now) }));
       return exitCodeFor(fleet.health);
     }
     process.stdout.write(renderStatus(fleet.summary, { rows, filter, all: flags.all === true }, now));
     if (filter) return exitCodeFor(fleet.health);
     process.stdout.write(renderListings(fleet.known));
+    process.stdout.write(renderProcesses(processes, now));
     const [schemaChanges, catalog] = await Promise.all([
       schemaChangesSince(warehouse.db, since, 0),
       catalogDifferences(warehouse.db, since),

@@ -24,6 +24,8 @@ import { createSyncQueue, reconcileSchedulers, startSchedulerService } from './s
 import { wantedSchedulers } from './scheduler-plan.js';
 import { API_PROBE_TIMEOUT_MS, requirePostgres, waitForWarehouse } from './worker-process.js';
 import { openWhenPostgresAnswers } from '../warehouse/wait-for-postgres.js';
+import { createWarehouse, type Warehouse } from '../warehouse/database.js';
+import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 import { startHealthServer, type HealthCheck, type HealthServer } from './health-server.js';
 import { assertMigrated } from '../warehouse/migrator.js';
 import { discoverScopes } from '../sync/discovery.js';
@@ -66,6 +68,8 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
   });
   let runtime: SyncRuntime | undefined;
   let health: HealthServer | undefined;
+  let heartbeat: Heartbeat | undefined;
+  let ownWarehouse: Warehouse | undefined;
   try {
     if (!options.once) health = await serveProbes(config, options.metricsHost ?? '0.0.0.0', connection, discovering, () => runtime);
     const timeoutMs = options.once ? ONCE_REDIS_TIMEOUT_MS : STARTUP_REDIS_TIMEOUT_MS;
@@ -96,6 +100,12 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
       );
       return 0;
     }
+    heartbeat = startSchedulerHeartbeat(
+      config,
+      logger,
+      () => runtime,
+      (opened) => (ownWarehouse = opened),
+    );
     const service = startSchedulerService({
       queue,
       connection,
@@ -128,11 +138,45 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     stop.dispose();
     if (health) await settlesWithin(health.close(), CLOSE_STEP_MS);
     await settlesWithin(queue.close(), CLOSE_STEP_MS);
+    if (heartbeat) await settlesWithin(heartbeat.stop(), CLOSE_STEP_MS);
     if (runtime) await settlesWithin(runtime.close(), 2 * CLOSE_STEP_MS);
+    if (ownWarehouse) await settlesWithin(ownWarehouse.close(), CLOSE_STEP_MS);
     if (!(await settlesWithin(connection.quit(), CLOSE_STEP_MS))) connection.disconnect();
     clearTimeout(hardStop);
     if (!options.once) exitEvenIfSocketsLinger();
   }
+}
+
+/**
+ * The running scheduler's heartbeat, when it has a warehouse: the one it discovers projects with,
+ * or else a one-connection pool of its own on DATABASE_URL, opened at the first beat that reaches
+ * PostgreSQL (the scheduler never waits for it). Without DATABASE_URL, none.
+ */
+function startSchedulerHeartbeat(
+  config: Config,
+  logger: Logger,
+  runtime: () => SyncRuntime | undefined,
+  opened: (warehouse: Warehouse) => void,
+): Heartbeat | undefined {
+  const url = config.database.url;
+  if (!url) return undefined;
+  let own: Warehouse | undefined;
+  const db = async () => {
+    const shared = runtime()?.warehouse.db;
+    if (shared) return shared;
+    if (!own) {
+      own = await createWarehouse({
+        url,
+        schema: config.database.schema,
+        dataDir: config.database.dataDir,
+        poolSize: 1,
+        deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
+      });
+      opened(own);
+    }
+    return own.db;
+  };
+  return startHeartbeat({ kind: 'scheduler', db, logger });
 }
 
 /** The scheduler's probes: Redis always; the warehouse and the API when it discovers projects. */

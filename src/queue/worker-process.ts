@@ -26,6 +26,7 @@ import { startHealthServer, type HealthServer } from './health-server.js';
 import { keepHouse } from '../sync/housekeeping.js';
 import { catalogSources, scheduleCatalogRefresh } from '../sync/event-type-catalog.js';
 import { createJobProcessor } from './job-processor.js';
+import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 import { registerFleetMetrics } from './fleet-metrics.js';
 import { createSyncMetrics } from './metrics.js';
 import { createSyncQueue, type SyncQueue } from './scheduler.js';
@@ -80,6 +81,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
   let runtime: SyncRuntime | undefined;
   let health: HealthServer | undefined;
   let metricsQueue: SyncQueue | undefined;
+  let heartbeat: Heartbeat | undefined;
   try {
     // Served from the start: liveness answers while the worker waits for Redis and the warehouse.
     const started = () => {
@@ -123,6 +125,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     }
     runtime = opened;
     const warehouse = runtime.warehouse;
+    heartbeat = startHeartbeat({ kind: 'worker', db: () => Promise.resolve(warehouse.db), logger });
     metricsQueue = createSyncQueue(connection, config.redis.prefix);
     registerFleetMetrics(registry, { queue: metricsQueue, db: warehouse.db });
     const worker = createSyncWorker({
@@ -179,6 +182,7 @@ export async function runWorkerProcess(config: Config, logger: Logger, options: 
     signals?.dispose();
     if (health) await settlesWithin(health.close(), CLOSE_STEP_MS);
     if (metricsQueue) await settlesWithin(metricsQueue.close(), CLOSE_STEP_MS);
+    if (heartbeat) await settlesWithin(heartbeat.stop(), CLOSE_STEP_MS);
     if (runtime) {
       const closed = runtime
         .close()

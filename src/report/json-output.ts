@@ -105,6 +105,22 @@ export const commandJsonSchema = z
       })
       .strict(),
     scopes: z.array(scopeJsonSchema),
+    /** `status` only: the schedulers and workers heard from in the last 24 h. */
+    processes: z
+      .array(
+        z
+          .object({
+            kind: z.enum(['scheduler', 'worker']),
+            host: z.string(),
+            pid: count,
+            state: z.enum(['running', 'stopped', 'silent']),
+            startedAt: timestamp,
+            lastSeenAt: timestamp,
+            stoppedAt: timestamp.nullable(),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
 

@@ -297,6 +297,19 @@ export interface EventTypeCatalogTable {
   gone_since: Timestamp | null;
 }
 
+/** A scheduler or worker process and its heartbeat (see processes.repository.ts). */
+export interface ProcessesTable {
+  /** Unique per process start. */
+  id: string;
+  kind: 'scheduler' | 'worker';
+  host: string;
+  pid: number;
+  started_at: Timestamp;
+  last_seen_at: Timestamp;
+  /** Set when it stopped cleanly; null while it runs, or when it died. */
+  stopped_at: Timestamp | null;
+}
+
 /** The first sighting of each event type (see event-schema.repository.ts). */
 export interface EventTypesSeenTable {
   event_type_name: string;
@@ -371,4 +384,5 @@ export interface Database {
   event_types_seen: EventTypesSeenTable;
   event_type_catalog: EventTypeCatalogTable;
   event_fields_seen: EventFieldsSeenTable;
+  processes: ProcessesTable;
 }

@@ -25,6 +25,7 @@ const TABLES = [
   'event_types_seen',
   'event_fields_seen',
   'event_type_catalog',
+  'processes',
 ];
 const VIEWS = [
   'events_per_day',
