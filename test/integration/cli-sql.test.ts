@@ -91,7 +91,14 @@ describe.each(['postgres', 'pglite'] as const)('sql on %s', { timeout: 300_000 }
       '\'{"n": 9007199254740993}\'::jsonb as doc';
     const table = await sql(query);
     expect(table.code, table.stderr).toBe(0);
-    for (const text of ['123456789012345678', '9007199254740993', '-9223372036854775808', '12345678901234567890.123456789', '1.50', 'NaN']) {
+    for (const text of [
+      '123456789012345678',
+      '9007199254740993',
+      '-9223372036854775808',
+      '12345678901234567890.123456789',
+      '1.50',
+      'NaN',
+    ]) {
       expect(table.stdout).toContain(text);
     }
     expect(table.stdout).toContain('{"n": 9007199254740993}');
