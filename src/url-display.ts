@@ -39,7 +39,7 @@ export function maskUrl(text: string): string {
   const url = new URL(text);
   if (url.password) url.password = MASK;
   if (url.search) {
-    const masked = [...url.searchParams].map(([name, value]) =>
+    const masked = [...url.searchParams].map(([name, value]): [string, string] =>
       HARMLESS_QUERY_NAMES.has(name.toLowerCase()) ? [name, value] : [name, value === '' ? '' : MASK],
     );
     url.search = new URLSearchParams(masked).toString().replaceAll(encodeURIComponent(MASK), MASK);
