@@ -2,7 +2,7 @@
 import { UsageError, errorMessage } from '../errors.js';
 import { renderQueryRows, type SqlOutputFormat } from '../report/sql-output.js';
 import { openWarehouse } from '../sync/open-warehouse.js';
-import { splitStatements } from '../warehouse/sql-statements.js';
+import { judgeReadOnly } from '../warehouse/read-only-guard.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, createContext, printFailure } from './context.js';
 
 export interface SqlFlags {
@@ -12,30 +12,31 @@ export interface SqlFlags {
 
 /** PostgreSQL's SQLSTATE for a write in a read-only transaction. */
 const READ_ONLY_SQL_TRANSACTION = '25006';
-const MULTIPLE_COMMANDS = /cannot insert multiple commands into a prepared statement/i;
+
+const ONLY_READS =
+  'events-mirror sql only reads (docs/commands.md#sql lists what it runs); ' +
+  "change the warehouse with the mirror's own commands (migrate, backfill, forget), never by hand";
 
 export async function runSql(statement: string, flags: SqlFlags): Promise<number> {
   if (flags.csv && flags.json) throw new UsageError('--csv and --json exclude each other: pick one');
   const format: SqlOutputFormat = flags.csv ? 'csv' : flags.json ? 'json' : 'table';
-  const statements = splitStatements(statement);
-  if (statements.length === 0)
+  // Judged before the warehouse opens; readOnlyQuery judges the same text again before it runs.
+  const { statements, refusal } = await judgeReadOnly(statement);
+  if (statements === 0 && !refusal)
     throw new UsageError('no SQL statement given: pass one, e.g. events-mirror sql "select count(*) from events"');
-  if (statements.length > 1) return refuse(severalStatements(statements.length));
+  if (statements > 1) return refuse(severalStatements(statements));
+  if (refusal) return refuse(`refused: ${refusal}: ${ONLY_READS}`);
   const { config, logger } = createContext({ logFd: 2, interactive: true });
   const warehouse = await openWarehouse(config, logger);
   try {
-    const result = await warehouse.readOnlyQuery(statements[0]!);
+    const result = await warehouse.readOnlyQuery(statement);
     process.stdout.write(renderQueryRows(result, format));
     return EXIT_OK;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === READ_ONLY_SQL_TRANSACTION) {
-      return refuse(
-        `refused: ${errorMessage(error)}: events-mirror sql only reads (each statement runs in a READ ONLY transaction); ` +
-          "change the warehouse with the mirror's own commands (migrate, backfill, forget), never by hand",
-      );
+      return refuse(`refused: ${errorMessage(error)}: ${ONLY_READS}`);
     }
-    if (MULTIPLE_COMMANDS.test(errorMessage(error))) return refuse(severalStatements(2));
     printFailure(`SQL error${typeof code === 'string' ? ` ${code}` : ''}: ${describeSqlError(error)}`);
     return EXIT_FAILURE;
   } finally {

@@ -19,6 +19,7 @@ import { copyCapableTransaction } from './copy-transaction.js';
 import { DEFAULT_POSTGRES_DEADLINES, createPostgresPool, sessionSettingsSql, type PostgresDeadlines } from './postgres-pool.js';
 import { PgliteSession, type QueryRows } from './pglite-session.js';
 import { EXACT_RESULT_PARSERS } from './result-values.js';
+import { judgeReadOnly } from './read-only-guard.js';
 import type { Database } from './tables.js';
 
 export type * from './tables.js';
@@ -35,8 +36,9 @@ export interface Warehouse {
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
-   * Runs one statement inside a READ ONLY transaction that is then rolled back, so PostgreSQL
-   * itself refuses a write; sent with the extended protocol, which refuses several statements.
+   * Runs one statement the read-only guard allows (read-only-guard.ts; else a WarehouseError
+   * READ_ONLY_REFUSED) inside a READ ONLY transaction that is then rolled back, a second wall;
+   * sent with the extended protocol, which refuses several statements.
    */
   readOnlyQuery(text: string): Promise<QueryRows>;
   /** The embedded warehouse's PGlite session (to serve it, pglite-served.ts); undefined on PostgreSQL. */
@@ -109,9 +111,10 @@ export async function createWarehouse(options: WarehouseOptions): Promise<Wareho
       ? (work) =>
           copyCapableTransaction(postgres.pool, postgres.sessionSetup, schema, options.deadlines ?? DEFAULT_POSTGRES_DEADLINES, work)
       : (work) => db.transaction().execute(work),
-    readOnlyQuery: postgres
-      ? (text) => postgresReadOnlyQuery(postgres.pool, postgres.sessionSetup, text)
-      : (text) => session!.readOnlyQuery(text),
+    readOnlyQuery: async (text) => {
+      await assertReadOnly(text);
+      return postgres ? postgresReadOnlyQuery(postgres.pool, postgres.sessionSetup, text) : session!.readOnlyQuery(text);
+    },
     ...(session ? { pglite: session } : {}),
     close: () => (closed ??= destroy()),
   };
@@ -127,6 +130,12 @@ interface OpenedDialect {
   /** PostgreSQL only: the pool behind the dialect and each connection's session setup. */
   readonly postgres?: { readonly pool: pg.Pool; readonly sessionSetup: string };
   readonly session?: PgliteSession;
+}
+
+async function assertReadOnly(text: string): Promise<void> {
+  const { statements, refusal } = await judgeReadOnly(text);
+  if (refusal) throw new WarehouseError('READ_ONLY_REFUSED', refusal);
+  if (statements !== 1) throw new WarehouseError('READ_ONLY_REFUSED', `one statement at a time: this text holds ${statements}`);
 }
 
 async function postgresReadOnlyQuery(pool: pg.Pool, sessionSetup: string, text: string): Promise<QueryRows> {

@@ -31,7 +31,7 @@ import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PgliteSession } from './pglite-session.js';
-import { splitStatements } from './sql-statements.js';
+import { judgeReadOnly } from './read-only-guard.js';
 
 export interface ServedWarehouse {
   readonly host: string;
@@ -55,8 +55,11 @@ const MAX_CONNECTIONS = 16;
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 
-const LIFTS_READ_ONLY =
-  /\b(read\s+write|default_transaction_read_only|transaction_read_only|set_config|session\s+characteristics|session\s+authorization|reset|discard)\b|\bdo\s+(language\s+\w+\s+)?(\$|')/i;
+/**
+ * After each turn, the session as the mirror expects it: RESET ALL leaves the role and the session
+ * user alone, so they are reset by name (the guard refuses setting them: this is the second wall).
+ */
+const RESTORE_SESSION = 'RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL; CLOSE ALL';
 
 export async function serveWarehouse(session: PgliteSession, options: ServeOptions): Promise<ServedWarehouse> {
   // Loaded when serving only: every other command starts without it.
@@ -209,7 +212,7 @@ class ClientTurns {
     const turn = this.turn!;
     const type = String.fromCharCode(message[0] ?? 0);
     if (turn.discarding && type !== 'S') return;
-    const refusal = refusalOf(message);
+    const refusal = await refusalOf(message);
     if (refusal) {
       onRawData(errorResponse(refusal));
       if (type === 'Q') {
@@ -244,7 +247,7 @@ class ClientTurns {
         await client.execProtocolRaw(new Uint8Array([0x53, 0, 0, 0, 4]));
         if (client.isInTransaction()) await client.exec('ROLLBACK');
       }
-      await client.exec(`RESET ALL; ${this.session.setSearchPath}`);
+      await client.exec(`${RESTORE_SESSION}; ${this.session.setSearchPath}`);
     } catch (error) {
       this.logger.error({ err: error }, 'could not reset the embedded warehouse session after a SQL client');
     } finally {
@@ -268,20 +271,20 @@ class ClientTurns {
   }
 }
 
-/** Why a client's Query or Parse message is refused, or undefined. */
-function refusalOf(message: Uint8Array): string | undefined {
+/** Why a client's message is refused, or undefined: a Query or Parse the guard refuses, a FunctionCall. */
+async function refusalOf(message: Uint8Array): Promise<string | undefined> {
   const type = message[0];
   let text: string;
   if (type === 0x51) text = cString(message, 5);
   else if (type === 0x50) text = cString(message, 5 + cString(message, 5, true).length + 1);
+  else if (type === 0x46)
+    return "events-mirror serves the warehouse read-only: the protocol's FunctionCall message is refused (it calls any function by its id)";
   else return undefined;
-  const statements = splitStatements(text);
-  if (statements.length > 1) {
-    return `events-mirror serves the warehouse read-only, one statement a query: this one holds ${statements.length}; send them one at a time`;
+  const { statements, refusal } = await judgeReadOnly(text);
+  if (statements > 1) {
+    return `events-mirror serves the warehouse read-only, one statement a query: this one holds ${statements}; send them one at a time`;
   }
-  if (LIFTS_READ_ONLY.test(text)) {
-    return 'events-mirror serves the warehouse read-only: statements that change the session or lift read-only mode (read write, set_config, reset, discard, do blocks) are refused';
-  }
+  if (refusal) return `events-mirror serves the warehouse read-only: ${refusal} (docs/warehouse.md lists what runs)`;
   return undefined;
 }
 
