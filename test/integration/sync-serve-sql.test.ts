@@ -113,21 +113,16 @@ describe('sync --serve-sql', () => {
     expect(Number(count.stdout.trim())).toBe(landed);
     expect(await pgCount(port)).toBe(landed);
 
+    const refused = (what: string) => new RegExp(`ERROR: {2}events-mirror serves the warehouse read-only: ${what}`);
     const refusals: Array<[string, RegExp]> = [
       [
         `insert into scopes (scope, kind, scope_id, origin) values ('group:x', 'group', 'x', 'configured')`,
-        /ERROR: {2}cannot execute INSERT in a read-only transaction/,
+        refused('INSERT statements are refused'),
       ],
-      ['delete from events', /ERROR: {2}cannot execute DELETE in a read-only transaction/],
-      ['drop view sync_lag', /ERROR: {2}cannot execute DROP VIEW in a read-only transaction/],
-      [
-        'set default_transaction_read_only = off',
-        /ERROR: {2}events-mirror serves the warehouse read-only: statements that change the session or lift read-only mode/,
-      ],
-      [
-        'begin read write',
-        /ERROR: {2}events-mirror serves the warehouse read-only: statements that change the session or lift read-only mode/,
-      ],
+      ['delete from events', refused('DELETE statements are refused')],
+      ['drop view sync_lag', refused('DROP statements are refused')],
+      ['set default_transaction_read_only = off', refused('setting default_transaction_read_only may not be changed')],
+      ['begin read write', refused('READ WRITE is refused')],
       ['select 1; delete from events', /ERROR: {2}events-mirror serves the warehouse read-only, one statement a query: this one holds 2/],
     ];
     for (const [statement, message] of refusals) {
@@ -142,7 +137,7 @@ describe('sync --serve-sql', () => {
       env: { PATH: process.env.PATH ?? '' },
       timeout: 60_000,
     });
-    expect(piped.stderr).toMatch(/cannot execute DELETE in a read-only transaction/);
+    expect(piped.stderr).toMatch(refused('DELETE statements are refused'));
     expect(Number(psql(port, '-At', '-c', 'select count(*) from events').stdout.trim())).toBe(landed);
     expect(psql(port, '-At', '-c', `select count(*) from scopes where scope = 'group:x'`).stdout.trim()).toBe('0');
 
@@ -151,24 +146,32 @@ describe('sync --serve-sql', () => {
     const watermark = () => psql(port, '-At', '-c', `select min(watermark) from sync_state`).stdout.trim();
     const passes = () => stdout.match(/scopes? synced/g)?.length ?? 0;
     const [before, passesBefore] = [watermark(), passes()];
-    expect(psql(port, '-c', 'select pg_sleep(3)').code).toBe(0);
+    expect(psql(port, '-c', 'select count(*) from generate_series(1, 3000000)').code).toBe(0);
     await waitFor('two more passes', () => Promise.resolve(passes() >= passesBefore + 2), 120_000);
     expect(new Date(watermark()).getTime()).toBeGreaterThan(new Date(before).getTime());
     expect(stderr).not.toMatch(/"level":(50|60)/);
 
     // A client that opens a transaction and walks away holds the session: once the mirror needs
-    // it, the transaction is rolled back after 15 s and the passes go on.
+    // it, the transaction is rolled back after 15 s, the client's connection ended with a FATAL
+    // error saying so (never left to commit a transaction that is gone), and the passes go on.
     const idle = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 20_000 });
+    const idleErrors: Error[] = [];
+    idle.on('error', (error) => idleErrors.push(error));
     await idle.connect();
     await idle.query('begin');
     await idle.query('select count(*) from events');
     const passesHeld = passes();
     await waitFor('two passes past the open transaction', () => Promise.resolve(passes() >= passesHeld + 2), 120_000);
-    expect(stderr).toContain('a SQL client kept a transaction open over 15 s while the mirror waited: rolled back');
-    // Its transaction is gone: COMMIT finds none (a warning), and the connection still serves.
-    await idle.query('commit');
-    expect((await idle.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
-    await idle.end();
+    expect(stderr).toContain('a SQL client kept a transaction open over 15 s while the mirror waited: rolled back, connection ended');
+    await waitFor('the error on the idle connection', () => Promise.resolve(idleErrors.length > 0), 30_000);
+    expect(idleErrors[0]!.message).toMatch(
+      /^events-mirror ended this connection: it kept a transaction open over 15 s while the mirror waited/,
+    );
+    expect((idleErrors[0] as Error & { code?: string }).code).toBe('25P03');
+    await expect(idle.query('commit')).rejects.toThrow();
+    await idle.end().catch(() => undefined);
+    // A psql session left inside a transaction the same way reads why on its next statement.
+    expect(psql(port, '-At', '-c', 'select 1').stdout.trim()).toBe('1');
 
     const stopped = await sync.stop('SIGTERM');
     sync = undefined;
