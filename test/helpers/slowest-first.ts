@@ -21,6 +21,8 @@ export const SLOW_TEST_FILES: readonly string[] = [
   'test/integration/test-services.test.ts',
   'test/integration/silent-network-deadlines.test.ts',
   'test/integration/sync-serve-sql.test.ts',
+  'test/integration/sync-serve-sql-writes.test.ts',
+  'test/integration/sync-serve-sql-memory.test.ts',
   'test/integration/cli-errors.test.ts',
   'test/integration/queue-probes.test.ts',
   'test/integration/discovery.test.ts',
