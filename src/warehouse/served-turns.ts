@@ -18,6 +18,8 @@ import { MessageReader } from './wire-messages.js';
 /** How long a client may keep a transaction open (or leave its rows unread) while the mirror waits. */
 export const CLIENT_TURN_LIMIT_MS = 15_000;
 
+const TERMINATE = new Uint8Array([0x58, 0, 0, 0, 4]);
+
 /** RESET ALL leaves the role and the session user alone: they are reset by name. */
 const RESTORE_SESSION = 'RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL; CLOSE ALL';
 
@@ -53,9 +55,13 @@ export class ClientTurns {
     const client = this.session.client;
     const reader = new MessageReader(false);
     const answer: Buffer[] = [];
-    await client.runExclusive(() =>
-      client.execProtocolRawStream(message, { onRawData: (data: Uint8Array) => answer.push(...reader.push(data)) }),
-    );
+    await client.runExclusive(async () => {
+      await client.execProtocolRawStream(message, { onRawData: (data: Uint8Array) => answer.push(...reader.push(data)) });
+      // PGlite (0.4) also parses every message it answers into a list that only its execProtocol
+      // empties: over a turn's batches that list would hold the whole result. A Terminate through
+      // execProtocol empties it and runs nothing (PGlite returns at once on one).
+      await client.execProtocol(TERMINATE, { syncToFs: false });
+    });
     return answer;
   };
 
