@@ -54,7 +54,7 @@ const HIGH_WATER_BYTES = 1024 * 1024;
 const MAX_QUEUED_MESSAGES = 64;
 
 export async function serveWarehouse(session: PgliteSession, options: ServeOptions): Promise<ServedWarehouse> {
-  const turns = new ClientTurns(session, options.logger);
+  const turns = await ClientTurns.open(session, options.logger);
   const capBytes = options.resultCapBytes ?? RESULT_CAP_BYTES;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {

@@ -13,15 +13,13 @@
  */
 import type { Logger } from '../logger.js';
 import type { PgliteSession } from './pglite-session.js';
+import { quoteIdentifier } from './identifier.js';
 import { MessageReader } from './wire-messages.js';
 
 /** How long a client may keep a transaction open (or leave its rows unread) while the mirror waits. */
 export const CLIENT_TURN_LIMIT_MS = 15_000;
 
 const TERMINATE = new Uint8Array([0x58, 0, 0, 0, 4]);
-
-/** RESET ALL leaves the role and the session user alone: they are reset by name. */
-const RESTORE_SESSION = 'RESET SESSION AUTHORIZATION; RESET ROLE; RESET ALL; CLOSE ALL';
 
 /** What the turns need of a client connection. */
 export interface TurnHolder {
@@ -42,9 +40,21 @@ export class ClientTurns {
   private executing = false;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(
+  /**
+   * RESET ALL leaves the role and the session user alone, and PGlite's RESET SESSION AUTHORIZATION
+   * does not go back to its user (single-user mode has no authenticated one): the user the session
+   * has now, the mirror's, is set again by name after each turn.
+   */
+  static async open(session: PgliteSession, logger: Logger): Promise<ClientTurns> {
+    const { rows } = await session.client.query<{ user: string }>('select session_user as "user"');
+    const restore = `SET SESSION AUTHORIZATION ${quoteIdentifier(rows[0]!.user)}; RESET ROLE; RESET ALL; CLOSE ALL; ${session.setSearchPath}`;
+    return new ClientTurns(session, logger, restore);
+  }
+
+  private constructor(
     private readonly session: PgliteSession,
     private readonly logger: Logger,
+    private readonly restoreSession: string,
   ) {
     this.timer = setInterval(() => void this.enforceLimit(), 1000);
     this.timer.unref();
@@ -110,7 +120,7 @@ export class ClientTurns {
         await client.execProtocolRaw(new Uint8Array([0x53, 0, 0, 0, 4]));
         if (client.isInTransaction()) await client.exec('ROLLBACK');
       }
-      await client.exec(`${RESTORE_SESSION}; ${this.session.setSearchPath}`);
+      await client.exec(this.restoreSession);
     } catch (error) {
       this.logger.error({ err: error }, 'could not reset the embedded warehouse session after a SQL client');
     } finally {
