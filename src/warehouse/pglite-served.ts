@@ -29,8 +29,6 @@ import {
   typeOf,
 } from './wire-messages.js';
 
-export { CLIENT_TURN_LIMIT_MS } from './served-turns.js';
-
 export interface ServedWarehouse {
   readonly host: string;
   readonly port: number;

@@ -11,7 +11,8 @@ describe('the read-only function list', () => {
   let db: PGlite;
   beforeAll(async () => {
     db = await PGlite.create();
-  });
+    // Opening PGlite takes 15 to 60 s on the shared machine.
+  }, 180_000);
   afterAll(async () => {
     await db.close();
   });

@@ -19,7 +19,8 @@ describe('a served turn ends with the mirror session restored', () => {
     warehouse = await createWarehouse({ schema: 'events_mirror', dataDir: IN_MEMORY });
     await warehouse.pglite!.client.exec('create schema if not exists events_mirror; create table events_mirror.written (a int)');
     turns = await ClientTurns.open(warehouse.pglite!, silentLogger());
-  });
+    // Opening PGlite takes 15 to 60 s on the shared machine.
+  }, 180_000);
 
   afterAll(async () => {
     await turns?.close();

@@ -8,11 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { copyMigratedDataDir, type EmbeddedDataDir } from '../helpers/database.js';
-import { emulatorEnv } from '../helpers/emulator.js';
-import { sleep, startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
-import { daysAgo } from '../helpers/sync-fixture.js';
+import { sleep, waitFor } from '../helpers/queue-processes.js';
+import { servedSync, type ServedSync } from '../helpers/served-sync.js';
 
 /** docs/warehouse.md's bound on what a served result adds to the sync's resident memory. */
 const SERVED_MEMORY_BOUND_MB = 200;
@@ -51,38 +48,19 @@ async function peakWhile(pid: number, done: Promise<unknown>): Promise<number> {
 }
 
 describe('sync --serve-sql memory', () => {
-  let emulator: RunningEmulator;
-  let dataDir: EmbeddedDataDir;
-  let sync: CliProcess | undefined;
+  let served: ServedSync;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, seed: 434, groups: ['6a0000000000000000000434'], eventsPerScope: 50, days: 1 });
-    dataDir = copyMigratedDataDir()!;
+    served = await servedSync({ seed: 434, groups: ['6a0000000000000000000434'], eventsPerScope: 50, days: 1 });
   });
 
   afterAll(async () => {
-    await sync?.stop('SIGKILL').catch(() => undefined);
-    await emulator?.close();
-    dataDir?.remove();
+    await served?.close();
   });
 
   it('holds a bounded amount for a client asking for gigabytes, reading or not', async () => {
-    const env = {
-      ...emulatorEnv(emulator),
-      EVENTS_START_DATE: daysAgo(2).toISOString(),
-      EVENTS_MIRROR_DATA_DIR: dataDir.dataDir,
-      EVENTS_POLL_INTERVAL_SECONDS: '2',
-      LOG_LEVEL: 'info',
-    };
-    sync = startCli('sync', ['sync', '--serve-sql', '0'], env);
-    let [stdout, stderr] = ['', ''];
-    sync.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    sync.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await waitFor('the port', () => Promise.resolve(/"port":(\d+),"msg":"serving/.test(stderr)), 120_000);
-    const port = Number(/"port":(\d+),"msg":"serving/.exec(stderr)![1]);
-    await waitFor('the first pass to finish', () => Promise.resolve(/scopes? synced/.test(stdout)), 180_000);
-    const pid = sync.child.pid!;
-    const passes = () => stdout.match(/scopes? synced/g)?.length ?? 0;
+    await served.start();
+    const { port, pid } = served;
 
     // A client that never reads: its connection ends once it has held the mirror 15 s.
     const baseline = residentMb(pid);
@@ -93,7 +71,7 @@ describe('sync --serve-sql memory', () => {
     const ended = 'a SQL client left the rows it asked for unread over 15 s while the mirror waited: rolled back, connection ended';
     const silentPeak = await peakWhile(
       pid,
-      waitFor('the silent client ended', () => Promise.resolve(stderr.includes(ended)), 120_000),
+      waitFor('the silent client ended', () => Promise.resolve(served.stderr().includes(ended)), 120_000),
     );
     silent.destroy();
 
@@ -126,11 +104,9 @@ describe('sync --serve-sql memory', () => {
     expect(silentPeak - baseline).toBeLessThan(SERVED_MEMORY_BOUND_MB);
     expect(readerPeak - readerBaseline).toBeLessThan(SERVED_MEMORY_BOUND_MB);
 
-    const passesBefore = passes();
-    await waitFor('two more passes', () => Promise.resolve(passes() >= passesBefore + 2), 120_000);
-    expect(stderr).not.toMatch(/"level":(50|60)/);
-    const stopped = await sync.stop('SIGTERM');
-    sync = undefined;
-    expect(stopped.code, stderr.slice(-2000)).toBe(0);
+    await served.morePasses(2);
+    expect(served.stderr()).not.toMatch(/"level":(50|60)/);
+    const stopped = await served.stop();
+    expect(stopped.code, served.stderr().slice(-2000)).toBe(0);
   }, 600_000);
 });

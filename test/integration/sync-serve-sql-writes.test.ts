@@ -8,13 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { copyMigratedDataDir, type EmbeddedDataDir } from '../helpers/database.js';
-import { emulatorEnv } from '../helpers/emulator.js';
-import { startCli, waitFor, type CliProcess } from '../helpers/queue-processes.js';
-import { daysAgo } from '../helpers/sync-fixture.js';
-import { countCell, syncSummaryRows } from '../helpers/sync-summary.js';
+import { servedSync, type ServedSync } from '../helpers/served-sync.js';
 import { WAREHOUSE_FINGERPRINT_SQL, writeAttempts } from '../helpers/write-attempts.js';
 
 const PSQL = '/usr/bin/psql';
@@ -51,45 +46,25 @@ async function failureOf(client: pg.Client, statement: string, values?: unknown[
 }
 
 describe('sync --serve-sql refuses writes', () => {
-  let emulator: RunningEmulator;
-  let dataDir: EmbeddedDataDir;
-  let env: Record<string, string>;
-  let sync: CliProcess | undefined;
+  let served: ServedSync;
 
   beforeAll(async () => {
-    emulator = await startEmulator({
-      port: 0,
+    served = await servedSync({
       seed: 433,
       orgs: ['5f0000000000000000000433'],
       groups: ['6a0000000000000000000433'],
       eventsPerScope: 300,
       days: 1,
     });
-    dataDir = copyMigratedDataDir()!;
-    env = {
-      ...emulatorEnv(emulator),
-      EVENTS_START_DATE: daysAgo(2).toISOString(),
-      EVENTS_MIRROR_DATA_DIR: dataDir.dataDir,
-      EVENTS_POLL_INTERVAL_SECONDS: '2',
-      LOG_LEVEL: 'info',
-    };
   });
 
   afterAll(async () => {
-    await sync?.stop('SIGKILL').catch(() => undefined);
-    await emulator?.close();
-    dataDir?.remove();
+    await served?.close();
   });
 
   it('refuses the corpus through psql and pg while the sync mirrors; the warehouse opens afterwards with every event', async () => {
-    sync = startCli('sync', ['sync', '--serve-sql', '0'], env);
-    let [stdout, stderr] = ['', ''];
-    sync.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    sync.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await waitFor('the port', () => Promise.resolve(/"port":(\d+),"msg":"serving the embedded warehouse read-only/.test(stderr)), 120_000);
-    const port = Number(/"port":(\d+),"msg":"serving/.exec(stderr)![1]);
-    await waitFor('the first pass to finish', () => Promise.resolve(/scopes? synced/.test(stdout)), 180_000);
-    const landed = [...syncSummaryRows(stdout).values()].reduce((sum, row) => sum + countCell(row.new), 0);
+    await served.start();
+    const { port, landed } = served;
     expect(landed).toBeGreaterThan(0);
 
     const fingerprint = () => withClient(port, async (client) => (await client.query(WAREHOUSE_FINGERPRINT_SQL)).rows[0] as unknown);
@@ -130,15 +105,12 @@ describe('sync --serve-sql refuses writes', () => {
     expect(await fingerprint()).toEqual(before);
 
     // The sync goes on: more passes, no error logged.
-    const passes = () => stdout.match(/scopes? synced/g)?.length ?? 0;
-    const passesBefore = passes();
-    await waitFor('two more passes', () => Promise.resolve(passes() >= passesBefore + 2), 120_000);
-    expect(stderr).not.toMatch(/"level":(50|60)/);
+    await served.morePasses(2);
+    expect(served.stderr()).not.toMatch(/"level":(50|60)/);
 
-    const stopped = await sync.stop('SIGTERM');
-    sync = undefined;
-    expect(stopped.code, stderr.slice(-2000)).toBe(0);
-    const reopened = await runCli(['sql', '--json', 'select count(*)::int as n from events'], env);
+    const stopped = await served.stop();
+    expect(stopped.code, served.stderr().slice(-2000)).toBe(0);
+    const reopened = await runCli(['sql', '--json', 'select count(*)::int as n from events'], served.env);
     expect(reopened.code, reopened.stderr).toBe(0);
     expect(JSON.parse(reopened.stdout)).toEqual([{ n: landed }]);
   }, 600_000);
