@@ -138,3 +138,59 @@ export function nestingDepth(text: string): number {
   }
   return deepest;
 }
+
+/** One member of an object as written: its key's text (quotes included), the key decoded, its value's text. */
+export interface MemberText {
+  readonly keyText: string;
+  readonly key: string;
+  readonly valueText: string;
+}
+
+/**
+ * Every member of the top-level object, in order and as written (a repeated key is listed each
+ * time), or undefined when the text is not an object. Values are never parsed: numbers keep every
+ * digit.
+ */
+export function objectMembers(text: string): MemberText[] | undefined {
+  let i = skipWhitespace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
+  i = skipWhitespace(text, i + 1);
+  const members: MemberText[] = [];
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return members;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = skipString(text, i);
+    if (keyEnd < 0) return undefined;
+    const keyText = text.slice(i, keyEnd);
+    i = skipWhitespace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    i = skipWhitespace(text, i + 1);
+    const end = skipValue(text, i);
+    if (end < 0) return undefined;
+    members.push({ keyText, key: JSON.parse(keyText) as string, valueText: text.slice(i, end) });
+    i = skipWhitespace(text, end);
+    const code = text.charCodeAt(i);
+    if (code === CLOSE_OBJECT) return members;
+    if (code !== COMMA) return undefined;
+    i = skipWhitespace(text, i + 1);
+  }
+}
+
+/** The text of each element of the top-level array, as written, or undefined when the text is not an array. */
+export function arrayElements(text: string): string[] | undefined {
+  let i = skipWhitespace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;
+  i = skipWhitespace(text, i + 1);
+  const elements: string[] = [];
+  if (text.charCodeAt(i) === CLOSE_ARRAY) return elements;
+  for (;;) {
+    const end = skipValue(text, i);
+    if (end < 0 || end === i) return undefined;
+    elements.push(text.slice(i, end));
+    i = skipWhitespace(text, end);
+    const code = text.charCodeAt(i);
+    if (code === CLOSE_ARRAY) return elements;
+    if (code !== COMMA) return undefined;
+    i = skipWhitespace(text, i + 1);
+  }
+}
