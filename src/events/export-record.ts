@@ -114,7 +114,7 @@ export function mapExportRecord(original: string): ExportMapping {
   scope = groupId !== undefined ? tryParseScope(`group:${groupId}`) : orgId !== undefined ? tryParseScope(`org:${orgId}`) : undefined;
   if (!scope) {
     return reject(
-      groupId ?? orgId
+      (groupId ?? orgId)
         ? `projectId / orgId "${groupId ?? orgId}" is not an id (1-64 letters, digits, - or _)`
         : 'neither projectId nor orgId, nor the mongodb.project.id / mongodb.org.id attributes',
     );

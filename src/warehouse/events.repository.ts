@@ -10,7 +10,7 @@ import { copyLines } from './copy-lines.js';
 import { COPY_ROW_COLUMNS } from './copy-text.js';
 import { copyInOf, type CopyIn } from './copy-transaction.js';
 import { warehouseOf } from './database.js';
-import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, storedEventId, toColumnParameters } from './event-row.js';
+import { EVENT_ROW_COLUMNS, dedupeById, eventRowValues, storedEventId, toColumnParameters, type RowValue } from './event-row.js';
 import { toStorableText } from './storable-json.js';
 import type { Database } from './tables.js';
 
@@ -36,8 +36,14 @@ const SOURCE_COLUMNS = sql.join(
 
 const NOTHING: UpsertCounts = { inserted: 0, changed: 0, unchanged: 0 };
 
-/** The scope of each event id the warehouse holds, by stored id (ids it does not hold are absent). */
+/**
+ * The scope of each event id the warehouse holds, by stored id (ids it does not hold are absent);
+ * PROVISIONAL for a row only the push path has brought, which any feed's page replaces.
+ */
 export type HeldScopes = ReadonlyMap<string, string>;
+
+/** Held by a provisional (pushed) row: never a scope key. */
+export const PROVISIONAL = '';
 
 /**
  * A page sorted by what the warehouse holds, the new events already encoded for COPY: made from a
@@ -48,7 +54,7 @@ export interface PreparedPage {
   /** Not held: COPied in. */
   readonly fresh: number;
   readonly copied: Buffer | undefined;
-  /** Held under this scope: the statement (changed-only updates). */
+  /** Held under this scope, or provisionally by a push: the statement (changed-only updates, and replacing a pushed row). */
   readonly own: readonly ValidEvent[];
   /** Held under another scope: a membership. */
   readonly elsewhere: readonly ValidEvent[];
@@ -64,10 +70,10 @@ export function preparePage(scopeKey: string, events: readonly ValidEvent[], hel
     events,
     fresh: fresh.length,
     copied: fresh.length > 0 ? copyLines(scope, fresh, now.toISOString()) : undefined,
-    own: distinct.filter((event) => holder(event) === scopeKey),
+    own: distinct.filter((event) => holder(event) === scopeKey || holder(event) === PROVISIONAL),
     elsewhere: distinct.filter((event) => {
       const holding = holder(event);
-      return holding !== undefined && holding !== scopeKey;
+      return holding !== undefined && holding !== scopeKey && holding !== PROVISIONAL;
     }),
   };
 }
@@ -135,31 +141,54 @@ async function copyNewEvents(db: Kysely<Database>, copyIn: CopyIn, scopeKey: str
   return { inserted, changed: updated.changed, unchanged: page.events.length - inserted - updated.changed };
 }
 
-/** Which of these events the warehouse holds, and under which scope (one index probe each). */
+/** Which of these events the warehouse holds, and under which scope (PROVISIONAL: pushed only; one index probe each). */
 export async function lookupHeldScopes(db: Kysely<Database>, events: readonly ValidEvent[]): Promise<Map<string, string>> {
   const rows = await db
     .selectFrom('events')
-    .select(['id', 'scope'])
+    .select(['id', 'scope', 'source'])
     .where(sql<boolean>`${sql.ref('id')} = any(${events.map(storedEventId)}::text[])`)
     .execute();
-  return new Map(rows.map((row) => [row.id, row.scope]));
+  return new Map(rows.map((row) => [row.id, row.source === 'push' ? PROVISIONAL : row.scope]));
+}
+
+/**
+ * A SELECT of rows (EVENT_ROW_COLUMNS order) then the two stamps, then one column per `extra` (JSON
+ * arrays of jsonb values, one element per row), for an INSERT into `events`.
+ */
+export function eventRowsSelect(rows: readonly (readonly RowValue[])[], stamp: string, extra: readonly string[] = []) {
+  const parameters = toColumnParameters(rows);
+  // Measured faster than one JSON recordset of whole rows (docs/benchmarks.md).
+  const functions = [
+    ...parameters.map((values) =>
+      typeof values === 'string' ? sql`jsonb_array_elements(${values}::text::jsonb)` : sql`unnest(${values}::text[])`,
+    ),
+    ...extra.map((values) => sql`jsonb_array_elements(${values}::text::jsonb)`),
+  ];
+  const alias =
+    extra.length === 0
+      ? SOURCE_ALIAS
+      : sql`r(${sql.join([...COLUMN_NAMES, ...extra.map((_, i) => `extra_${i}`)].map((name) => sql.id(name)))})`;
+  const extraColumns = extra.map((_, i) => sql`, ${sql.ref(`r.extra_${i}`)}`);
+  return sql`select ${SOURCE_COLUMNS}, ${stamp}::timestamptz, ${stamp}::timestamptz${sql.join(extraColumns, sql``)}
+    from rows from (${sql.join(functions)}) as ${alias}`;
 }
 
 /** One INSERT … ON CONFLICT for events with distinct ids; `unchanged` is left to the caller. */
 async function upsertStatement(db: Kysely<Database>, scopeKey: string, distinct: readonly ValidEvent[], now: Date): Promise<UpsertCounts> {
   const scope = parseScope(scopeKey);
-  const parameters = toColumnParameters(distinct.map((event) => eventRowValues(scope, event)));
-  const stamp = now.toISOString();
-  // Measured faster than one JSON recordset of whole rows (docs/benchmarks.md).
-  const functions = parameters.map((values) =>
-    typeof values === 'string' ? sql`jsonb_array_elements(${values}::text::jsonb)` : sql`unnest(${values}::text[])`,
+  const source = eventRowsSelect(
+    distinct.map((event) => eventRowValues(scope, event)),
+    now.toISOString(),
   );
-  const source = sql`select ${SOURCE_COLUMNS}, ${stamp}::timestamptz, ${stamp}::timestamptz
-    from rows from (${sql.join(functions)}) as ${SOURCE_ALIAS}`;
 
-  const updates = Object.fromEntries(
-    [...COLUMN_NAMES.filter((name) => name !== 'id'), 'updated_at'].map((name) => [name, sql.ref(`excluded.${name}`)]),
-  );
+  const updates = {
+    ...Object.fromEntries(
+      [...COLUMN_NAMES.filter((name) => name !== 'id'), 'updated_at'].map((name) => [name, sql.ref(`excluded.${name}`)]),
+    ),
+    // The API's representation replaces a pushed one (whose record stays in `pushed`).
+    source: sql<'pull'>`'pull'`,
+  };
+  const pushedRow = sql<boolean>`${sql.ref('events.source')} = 'push'`;
   const returned = await db
     .insertInto('events')
     .columns([...(COLUMN_NAMES as Array<keyof Database['events']>), 'ingested_at', 'updated_at'])
@@ -170,8 +199,9 @@ async function upsertStatement(db: Kysely<Database>, scopeKey: string, distinct:
         .doUpdateSet(updates)
         // A row follows the feed that listed it first: another feed listing the same id adds a
         // membership (event_other_scopes), never flips the row's scope or payload back and forth.
-        .where(sql<boolean>`${sql.ref('events.scope')} = ${sql.ref('excluded.scope')}`)
-        .where(sql<boolean>`${sql.ref('events.payload')} is distinct from ${sql.ref('excluded.payload')}`),
+        // A pushed row is provisional: whichever feed reads the event first replaces it.
+        .where((eb) => eb.or([sql<boolean>`${sql.ref('events.scope')} = ${sql.ref('excluded.scope')}`, pushedRow]))
+        .where((eb) => eb.or([sql<boolean>`${sql.ref('events.payload')} is distinct from ${sql.ref('excluded.payload')}`, pushedRow])),
     )
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
     .execute();

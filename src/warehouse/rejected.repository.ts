@@ -6,7 +6,7 @@ import { parseIsoDate } from '../time.js';
 import { nestingDepth } from '../json-text.js';
 import { unstorableJsonbNumber } from '../jsonb-numbers.js';
 import { storableJsonText, toStorableJson } from './storable-json.js';
-import type { Database } from './tables.js';
+import type { Database, EventSource } from './tables.js';
 
 /**
  * Records a batch of rejected events in one statement. The same payload (as jsonb, so key order
@@ -19,6 +19,7 @@ export async function recordRejected(
   rejected: readonly RejectedEvent[],
   now: Date = new Date(),
   listedIn?: ListedWindow,
+  source: EventSource = 'pull',
 ): Promise<number> {
   if (rejected.length === 0) return 0;
   // The batch's JSON text written by hand: each payload goes in as its text (as the API sent it when
@@ -53,8 +54,8 @@ export async function recordRejected(
       group by md5(payload::text)
     )
     insert into ${sql.table('rejected_events')} as t
-      (scope, reason, payload, payload_md5, first_seen_at, last_seen_at, seen_count, listed_from, listed_to)
-    select ${scopeKey}, reason, payload, payload_md5, ${stamp}::timestamptz, ${stamp}::timestamptz, seen, listed_from, listed_to
+      (scope, reason, payload, payload_md5, first_seen_at, last_seen_at, seen_count, listed_from, listed_to, source)
+    select ${scopeKey}, reason, payload, payload_md5, ${stamp}::timestamptz, ${stamp}::timestamptz, seen, listed_from, listed_to, ${source}
     from grouped
     on conflict (scope, payload_md5) do update
       set reason = excluded.reason,

@@ -48,7 +48,16 @@ export interface EventsTable {
   payload: Json<ApiEvent>;
   ingested_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** The path the row's representation came from: `pull` (the API's own) or `push` (mapped from the export). */
+  source: ColumnType<EventSource, EventSource | undefined, EventSource>;
+  /** Generated: `source = 'push'`, the row awaits the pull path's confirmation. */
+  provisional: ColumnType<boolean, never, never>;
+  /** The export's log record as received, when the export delivered the event. */
+  pushed: ColumnType<unknown, string | null | undefined, string | null>;
+  pushed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
+
+export type EventSource = 'pull' | 'push';
 
 /** Every feed that listed an event (`events.scope` is the first). */
 /** The feeds that list an event besides the one its `events` row names. */
@@ -103,6 +112,8 @@ export interface RejectedEventsTable {
   /** Where it was listed: its own second when `created` parses, else the narrowest window that listed it. */
   listed_from: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   listed_to: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The path that brought it: `pull` (a page of the API) or `push` (the export's record). */
+  source: ColumnType<EventSource, EventSource | undefined, EventSource>;
 }
 
 export interface SyncStateTable {
