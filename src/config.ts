@@ -147,6 +147,32 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    receiver: z
+      .object({
+        /** Where `receive` listens for the event export's OTLP/HTTP requests (4318: OTLP/HTTP's port). */
+        host: z.string().min(1).default('0.0.0.0'),
+        port: nonNegativeInt.max(65_535).default(4318),
+        /** The bearer token senders present (`Authorization: Bearer …`); a secret, from the environment only. */
+        token: z.string().min(16, 'must be at least 16 characters: make one with `openssl rand -hex 32`').optional(),
+        /** A request body over this (on the wire, and inflated) is answered 413. */
+        maxBodyBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(256 * 1024 * 1024)
+          .default(16 * 1024 * 1024),
+        /** Requests waiting on the warehouse at once; more are answered 429 with Retry-After. */
+        maxPendingRequests: z.number().int().min(1).max(10_000).default(64),
+        /** Retry-After of a 429 or 503. */
+        retryAfterSeconds: z.number().int().min(1).max(3600).default(5),
+        /** PEM certificate and key files: the port speaks HTTPS (most set-ups terminate TLS in front). */
+        tlsCertFile: z.string().min(1).optional(),
+        tlsKeyFile: z.string().min(1).optional(),
+        /** The receiver's /livez, /readyz, /healthz and /metrics; 0 picks a free port. */
+        metricsPort: nonNegativeInt.max(65_535).default(9466),
+      })
+      .strict()
+      .prefault({}),
     database: z
       .object({
         url: urlWithScheme(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
@@ -245,6 +271,15 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'SCHEDULER_METRICS_PORT', path: ['scheduler', 'metricsPort'], kind: 'int' },
   { name: 'WORKER_SHUTDOWN_TIMEOUT_MS', path: ['worker', 'shutdownTimeoutMs'], kind: 'int' },
   { name: 'WORKER_JOB_TIMEOUT_MS', path: ['worker', 'jobTimeoutMs'], kind: 'int' },
+  { name: 'RECEIVER_HOST', path: ['receiver', 'host'], kind: 'string' },
+  { name: 'RECEIVER_PORT', path: ['receiver', 'port'], kind: 'int' },
+  { name: 'RECEIVER_TOKEN', path: ['receiver', 'token'], kind: 'string' },
+  { name: 'RECEIVER_MAX_BODY_BYTES', path: ['receiver', 'maxBodyBytes'], kind: 'int' },
+  { name: 'RECEIVER_MAX_PENDING_REQUESTS', path: ['receiver', 'maxPendingRequests'], kind: 'int' },
+  { name: 'RECEIVER_RETRY_AFTER_SECONDS', path: ['receiver', 'retryAfterSeconds'], kind: 'int' },
+  { name: 'RECEIVER_TLS_CERT_FILE', path: ['receiver', 'tlsCertFile'], kind: 'string' },
+  { name: 'RECEIVER_TLS_KEY_FILE', path: ['receiver', 'tlsKeyFile'], kind: 'string' },
+  { name: 'RECEIVER_METRICS_PORT', path: ['receiver', 'metricsPort'], kind: 'int' },
   { name: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },
   { name: 'DATABASE_CONNECT_TIMEOUT_MS', path: ['database', 'connectTimeoutMs'], kind: 'int' },
   { name: 'DATABASE_QUERY_TIMEOUT_MS', path: ['database', 'queryTimeoutMs'], kind: 'int' },
@@ -256,7 +291,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'LOG_LEVEL', path: ['logLevel'], kind: 'string' },
 ];
 
-const SECRET_KEYS = new Set(['privateKey', 'clientSecret']);
+const SECRET_KEYS = new Set(['privateKey', 'clientSecret', 'token']);
 
 export interface LoadConfigOptions {
   /** Default: the process's environment over the working directory's `.env` (withDotEnv). */
@@ -424,7 +459,7 @@ function refuseSecretsInFile(value: unknown, source: string, at: string[] = []):
   for (const [key, inner] of Object.entries(value)) {
     if (SECRET_KEYS.has(key)) {
       throw new ConfigError(
-        `config file ${source} sets ${[...at, key].join('.')}: secrets come from the environment only; remove it and set EVENTS_API_PRIVATE_KEY`,
+        `config file ${source} sets ${[...at, key].join('.')}: secrets come from the environment only; remove it and set ${key === 'token' ? 'RECEIVER_TOKEN' : 'EVENTS_API_PRIVATE_KEY'}`,
       );
     }
     refuseSecretsInFile(inner, source, [...at, key]);
@@ -452,6 +487,7 @@ function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
 /** Secrets that may also come from a file (Docker and Kubernetes secrets): `<NAME>_FILE`. */
 export const SECRET_FILE_BINDINGS: ReadonlyArray<{ name: string; path: readonly string[] }> = [
   { name: 'EVENTS_API_PRIVATE_KEY', path: ['api', 'privateKey'] },
+  { name: 'RECEIVER_TOKEN', path: ['receiver', 'token'] },
 ];
 
 function convertEnvValue(binding: EnvBinding, raw: string): unknown {
@@ -653,7 +689,12 @@ export function redactedConfig(config: Config): unknown {
         : { kind: c.kind, clientId: c.clientId, clientSecret: '[redacted]' },
     ]),
   );
-  return { ...config, api: { ...config.api, privateKey: config.api.privateKey ? '[redacted]' : undefined }, credentials };
+  return {
+    ...config,
+    api: { ...config.api, privateKey: config.api.privateKey ? '[redacted]' : undefined },
+    receiver: { ...config.receiver, token: config.receiver.token ? '[redacted]' : undefined },
+    credentials,
+  };
 }
 
 function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {

@@ -14,6 +14,7 @@ import { registerCheckCommand } from './commands/check.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerForgetCommand } from './commands/forget.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerReceiveCommand } from './commands/receive.js';
 import { registerReconcileCommand } from './commands/reconcile.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerSchedulerCommand(program);
   registerWorkerCommand(program);
+  registerReceiveCommand(program);
   registerEmulatorCommand(program);
   return program;
 }
