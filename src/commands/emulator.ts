@@ -8,6 +8,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { loadKeysFile, loadServiceAccountsFile } from '../emulator/keys.js';
 import type { FaultOptions } from '../emulator/faults.js';
 import { ATLAS_TOKEN_BUCKETS } from '../emulator/token-buckets.js';
+import { DEFAULT_PUSH, type PushOptions } from '../emulator/push-export.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { tryParseScope } from '../scope.js';
 import { EXIT_OK, action, createContext } from './context.js';
@@ -44,6 +45,11 @@ interface EmulatorFlags {
   tokenBucketPeriodSeconds?: string;
   tokenBucketHints?: boolean;
   retiredVersion?: string[];
+  pushTo?: string;
+  pushToken?: string;
+  pushIntervalMs?: string;
+  pushDropRate?: string;
+  pushDuplicateRate?: string;
 }
 
 /** The line after the `export` line: what to do with it (a shell comment, harmless if pasted too). */
@@ -107,6 +113,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
   for (const version of retired) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) throw new UsageError(`--retired-version must be a date such as 2019-01-01, got "${version}"`);
   }
+  const push = pushOptions(flags);
   const orgs = ids('org', flags.org);
   const groups = ids('group', flags.group);
   return {
@@ -121,10 +128,32 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): EmulatorOptions 
     keys: flags.keys === undefined ? undefined : loadKeysFile(flags.keys),
     ...(flags.serviceAccounts === undefined ? {} : { serviceAccounts: loadServiceAccountsFile(flags.serviceAccounts) }),
     liveRatePerSecond: decimal('live-rate', flags.liveRate, 0, 10_000),
+    ...(push ? { push } : {}),
     nonceTtlSeconds: integer('nonce-ttl-seconds', flags.nonceTtlSeconds, 1, 86_400),
     ...(retired.length > 0 ? { atlasVersions: { retired } } : {}),
     ...(flags.retentionDays !== undefined ? { retentionDays: decimal('retention-days', flags.retentionDays, 0.001, 3650) } : {}),
     faults,
+  };
+}
+
+/** `--push-to` and its companions: the emulated event export. */
+function pushOptions(flags: EmulatorFlags): PushOptions | undefined {
+  const companions = [flags.pushToken, flags.pushIntervalMs, flags.pushDropRate, flags.pushDuplicateRate];
+  if (flags.pushTo === undefined) {
+    if (companions.some((value) => value !== undefined))
+      throw new UsageError('--push-token, --push-interval-ms and the push fault rates need --push-to URL');
+    return undefined;
+  }
+  if (!URL.canParse(flags.pushTo) || !['http:', 'https:'].includes(new URL(flags.pushTo).protocol)) {
+    throw new UsageError(`--push-to must be an http(s) URL such as http://127.0.0.1:4318/v1/logs, got "${flags.pushTo}"`);
+  }
+  return {
+    ...DEFAULT_PUSH,
+    url: flags.pushTo,
+    ...(flags.pushToken !== undefined ? { token: flags.pushToken } : {}),
+    ...(flags.pushIntervalMs !== undefined ? { intervalMs: integer('push-interval-ms', flags.pushIntervalMs, 10, 600_000) } : {}),
+    ...(flags.pushDropRate !== undefined ? { dropRate: decimal('push-drop-rate', flags.pushDropRate, 0, 1) } : {}),
+    ...(flags.pushDuplicateRate !== undefined ? { duplicateRate: decimal('push-duplicate-rate', flags.pushDuplicateRate, 0, 1) } : {}),
   };
 }
 
@@ -157,6 +186,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--keys <file>', 'JSON list of {publicKey, privateKey, roles: [{orgId|groupId, roleName}]}')
     .option('--service-accounts <file>', 'JSON list of {clientId, clientSecret, roles}: OAuth tokens at POST /api/oauth/token')
     .option('--live-rate <perSecond>', 'new events per second per scope while running', '0')
+    .option('--push-to <url>', "also push live events as the service's event export does: OTLP/HTTP JSON POSTs to this URL (…/v1/logs)")
+    .option('--push-token <token>', 'bearer token sent with each push (Authorization: Bearer …)')
+    .option('--push-interval-ms <ms>', 'how often a batch is pushed (default 1000; the service flushes about once a minute)')
+    .option('--push-drop-rate <p>', 'share of push batches lost without a trace (0..1)')
+    .option('--push-duplicate-rate <p>', 'share of push batches sent twice (0..1)')
     .option('--nonce-ttl-seconds <n>', 'Digest nonce lifetime; older nonces get stale=true', '60')
     .option('--fault-429-rate <p>', 'share of requests answered 429 RATE_LIMITED (0..1)')
     .option('--fault-retry-after <seconds>', 'Retry-After header on 429s (default: none)')

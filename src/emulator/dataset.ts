@@ -288,10 +288,12 @@ export class Dataset {
   }
 
   /** One live event of a random type; malformed with probability `malformedRate`. */
-  addLiveEvent(scopeKey: string, createdSec: number, malformedRate: number): void {
+  /** Adds one live event; returns it as the API serves it (for the push export). */
+  addLiveEvent(scopeKey: string, createdSec: number, malformedRate: number): ApiEvent {
     const data = this.data(scopeKey);
     const name = pickWeighted(data.weighted, this.liveRng.next());
-    data.store.add(createdSec, this.typeIdFor(name), this.malformedFlag(this.liveRng, malformedRate));
+    const record = data.store.add(createdSec, this.typeIdFor(name), this.malformedFlag(this.liveRng, malformedRate));
+    return this.materialize(scopeKey, record, false);
   }
 
   private typeIdFor(name: string): number {

@@ -2,6 +2,7 @@
  * New events while the emulator runs: `perSecond` per scope, each created now or, with late
  * events on, up to N seconds in the past (visible at once, like a late arrival).
  */
+import type { ApiEvent } from '../events/types.js';
 import type { Dataset } from './dataset.js';
 
 const TICK_MS = 200;
@@ -17,6 +18,8 @@ export class LiveEvents {
     private readonly random: () => number,
     private readonly settings: () => { lateEventsMaxSeconds: number; malformedRate: number },
     private perSecond = 0,
+    /** Called with each new event (the push export). */
+    private readonly onEvent?: (event: ApiEvent) => void,
   ) {
     this.lastMs = now();
     this.setRate(perSecond);
@@ -52,7 +55,8 @@ export class LiveEvents {
     for (const scopeKey of this.dataset.scopes()) {
       for (let i = 0; i < count; i += 1) {
         const late = lateEventsMaxSeconds > 0 ? Math.floor(this.random() * (lateEventsMaxSeconds + 1)) : 0;
-        this.dataset.addLiveEvent(scopeKey, nowSec - late, malformedRate);
+        const event = this.dataset.addLiveEvent(scopeKey, nowSec - late, malformedRate);
+        this.onEvent?.(event);
       }
     }
   }

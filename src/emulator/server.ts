@@ -31,6 +31,7 @@ import {
 import { FaultInjector, type FaultDecision, type FaultOptions } from './faults.js';
 import { canReadGroup, canReadOrg, generateDefaultKey, isOnAccessList, type ApiKeyGrant } from './keys.js';
 import { LiveEvents } from './live-events.js';
+import { PushExport, type PushOptions, type PushStats } from './push-export.js';
 import { TokenIssuer, type TokenLimits } from './oauth-tokens.js';
 import { TOKEN_PATH, answerTokenRequest, grantOf, type ServiceAccountGrant } from './token-endpoint.js';
 import { eventTypesAnswer, projectsAnswer } from './resource-answers.js';
@@ -68,6 +69,8 @@ export interface EmulatorOptions {
   /** The token endpoint's limits (default: tokens live 3600 s, 10 requests a minute, 100 live tokens). */
   tokenLimits?: Partial<TokenLimits>;
   liveRatePerSecond?: number;
+  /** Live events are also pushed as the service's event export does (OTLP/HTTP JSON to `push.url`). */
+  push?: PushOptions;
   nonceTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
   /** Atlas v2: the resource versions served and those retired (default: 2023-01-01 served, none retired). */
@@ -112,6 +115,10 @@ export interface RunningEmulator {
   /** The project is deleted: no longer listed, its events answer 404 GROUP_NOT_FOUND. */
   removeProject(groupId: string): void;
   stats(): EmulatorStats;
+  /** The push export's counts (undefined without `push`). */
+  pushStats(): PushStats | undefined;
+  /** Stops the push export after sending what it holds (live events keep coming into the feed). */
+  stopPush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -176,12 +183,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     cutBodies: 0,
     tokenBucketRefusals: 0,
   };
+  const pushRng = new Rng(seed ^ 0x9054);
+  const push = options.push
+    ? new PushExport(
+        options.push,
+        () => pushRng.next(),
+        (message) => options.logger?.warn(message),
+      )
+    : undefined;
   const live = new LiveEvents(
     dataset,
     now,
     () => rng.next(),
     () => faults.options,
     options.liveRatePerSecond ?? 0,
+    push ? (event) => push.add(event) : undefined,
   );
   const logger = options.logger;
   const catalog = new EventTypeCatalog();
@@ -404,11 +420,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     addProject: (groupId, project = {}) => dataset.addProject(groupId, project.orgId ?? (orgs[0] as string), project.name),
     removeProject: (groupId) => dataset.removeProject(groupId),
     stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        live.stop();
+    pushStats: () => (push ? { ...push.stats, droppedIds: [...push.stats.droppedIds] } : undefined),
+    stopPush: async () => push?.close(),
+    close: async () => {
+      live.stop();
+      await push?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
