@@ -153,7 +153,7 @@ export const configSchema = z
         host: z.string().min(1).default('0.0.0.0'),
         port: nonNegativeInt.max(65_535).default(4318),
         /** The bearer token senders present (`Authorization: Bearer …`); a secret, from the environment only. */
-        token: z.string().min(16, 'must be at least 16 characters: make one with `openssl rand -hex 32`').optional(),
+        token: z.string().min(16, 'must be at least 16 characters: make one with openssl rand -hex 32').optional(),
         /** A request body over this (on the wire, and inflated) is answered 413. */
         maxBodyBytes: z
           .number()

@@ -70,7 +70,7 @@ export async function runReceiverProcess(config: Config, logger: Logger, options
   const token = config.receiver.token;
   if (token === undefined) {
     throw new ConfigError(
-      'receive needs a bearer token: set RECEIVER_TOKEN (or RECEIVER_TOKEN_FILE), at least 16 characters (`openssl rand -hex 32`), and give the export the header Authorization: Bearer <token>',
+      'receive needs a bearer token: set RECEIVER_TOKEN (or RECEIVER_TOKEN_FILE), at least 16 characters (openssl rand -hex 32), and give the export the header Authorization: Bearer <token>',
     );
   }
   const tls = readTls(config);
