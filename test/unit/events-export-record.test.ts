@@ -17,7 +17,11 @@ const DOCUMENTED = String.raw`{
   ]
 }`;
 
-function record(body: Record<string, unknown> | string, attributes: Record<string, string> = {}, extra: Record<string, unknown> = {}): string {
+function record(
+  body: Record<string, unknown> | string,
+  attributes: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+): string {
   return JSON.stringify({
     timeUnixNano: '1788896817574000000',
     severityNumber: 9,
