@@ -48,6 +48,8 @@ const scopeEntrySchema = z.union([
       excludeProjects: z.array(z.string().min(1)).optional(),
       /** A name under `credentials`; absent: EVENTS_API_PUBLIC_KEY / EVENTS_API_PRIVATE_KEY. */
       credential: z.string().min(1).optional(),
+      /** The service's event export feeds this scope (`receive`): the scheduler polls it every scheduler.pushedPollIntervalSeconds. */
+      pushed: z.boolean().optional(),
     })
     .strict(),
 ]);
@@ -112,6 +114,8 @@ export const configSchema = z
       .object({
         pollIntervalSeconds: positiveInt.default(60),
         discoveryIntervalSeconds: positiveInt.default(300),
+        /** Poll period of a scope the event export feeds (`pushed: true`): the pull only proves the push. */
+        pushedPollIntervalSeconds: positiveInt.max(86_400).default(3600),
         /** The scheduler's /livez, /readyz, /healthz and /metrics; 0 picks a free port. */
         metricsPort: nonNegativeInt.max(65_535).default(9465),
       })
@@ -230,6 +234,8 @@ export interface ScopeSettings {
   readonly excludeEventTypes?: readonly string[];
   /** Atlas v2 project feeds: only these clusters' events (absent: every cluster). */
   readonly clusterNames?: readonly string[];
+  /** The event export feeds this scope: polled every scheduler.pushedPollIntervalSeconds (absent: false). */
+  readonly pushed?: boolean;
 }
 
 export type Config = Readonly<Omit<ParsedConfig, 'scopes' | 'credentials'>> & {
@@ -263,6 +269,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'EVENTS_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pollIntervalSeconds'], kind: 'int' },
   { name: 'EVENTS_DISCOVER_PROJECTS', path: ['sync', 'discoverProjects'], kind: 'bool' },
   { name: 'EVENTS_DISCOVERY_INTERVAL_SECONDS', path: ['scheduler', 'discoveryIntervalSeconds'], kind: 'int' },
+  { name: 'EVENTS_PUSHED_POLL_INTERVAL_SECONDS', path: ['scheduler', 'pushedPollIntervalSeconds'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_DAYS', path: ['reconcile', 'days'], kind: 'int' },
   { name: 'EVENTS_RUN_RETENTION_DAYS', path: ['housekeeping', 'runRetentionDays'], kind: 'int' },
   { name: 'EVENTS_RECONCILE_INTERVAL_SECONDS', path: ['reconcile', 'intervalSeconds'], kind: 'int' },
@@ -599,6 +606,7 @@ function finish(parsed: ParsedConfig, credentials: Readonly<Record<string, Crede
       startDate: typeof entry === 'string' ? parsed.sync.startDate : (entry.startDate ?? parsed.sync.startDate),
       ...(scope.kind === 'org' && discoverProjects ? { discoverProjects: true, excludeProjects } : {}),
       ...(credential !== undefined ? { credential } : {}),
+      ...(typeof entry !== 'string' && entry.pushed ? { pushed: true } : {}),
       ...filters,
     });
   }

@@ -51,22 +51,29 @@ export interface SchedulerPlan {
   readonly unchanged: number;
 }
 
-/** One poll scheduler per scope, and one reconcile scheduler per scope unless reconcile is off. */
+/**
+ * One poll scheduler per scope, and one reconcile scheduler per scope unless reconcile is off. A
+ * scope the event export feeds (`pushed`) is polled every `pushedPollIntervalSeconds` instead: its
+ * events arrive by push, and the rare poll (with the reconcile) proves the push complete.
+ */
 export function wantedSchedulers(
   scopes: readonly ScopeSettings[],
   pollIntervalSeconds: number,
   reconcile?: ReconcileSchedule,
+  pushedPollIntervalSeconds: number = pollIntervalSeconds,
 ): WantedScheduler[] {
-  const every = pollIntervalSeconds * 1000;
-  const polls = scopes.map((settings): WantedScheduler => ({
-    id: schedulerIdFor(settings.scope, POLL_JOB),
-    scope: settings.scope.key,
-    name: POLL_JOB,
-    every,
-    offset: spreadOffsetMs(settings.scope.key, every),
-    data: pollJobData(settings),
-    opts: POLL_JOB_OPTIONS,
-  }));
+  const polls = scopes.map((settings): WantedScheduler => {
+    const every = (settings.pushed ? pushedPollIntervalSeconds : pollIntervalSeconds) * 1000;
+    return {
+      id: schedulerIdFor(settings.scope, POLL_JOB),
+      scope: settings.scope.key,
+      name: POLL_JOB,
+      every,
+      offset: spreadOffsetMs(settings.scope.key, every),
+      data: pollJobData(settings),
+      opts: POLL_JOB_OPTIONS,
+    };
+  });
   if (!reconcile || reconcile.intervalSeconds === 0) return polls;
   const reconcileEvery = reconcile.intervalSeconds * 1000;
   const reconciles = scopes.map((settings): WantedScheduler => ({

@@ -52,7 +52,8 @@ export async function runSchedulerProcess(config: Config, logger: Logger, option
     requireApiAccess(config);
     requirePostgres(config, 'scheduler (with project discovery)');
   }
-  const plan = (scopes: readonly ScopeSettings[]) => wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile);
+  const plan = (scopes: readonly ScopeSettings[]) =>
+    wantedSchedulers(scopes, config.scheduler.pollIntervalSeconds, config.reconcile, config.scheduler.pushedPollIntervalSeconds);
   const connection = createRedisConnection({
     url: config.redis.url,
     name: 'scheduler',

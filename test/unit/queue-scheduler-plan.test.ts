@@ -86,3 +86,21 @@ describe('canonical', () => {
     expect(canonical(undefined)).not.toBe(canonical({}));
   });
 });
+
+describe('scopes fed by the event export', () => {
+  it('are polled every pushedPollIntervalSeconds, the others at the usual period, each reconciled as before', () => {
+    const config = loadConfig({
+      env: { EVENTS_MIRROR_CONFIG: '', EVENTS_PUSHED_POLL_INTERVAL_SECONDS: '3600' },
+      overrides: { scopes: ['group:a', { scope: 'group:b', pushed: true }] },
+    });
+    expect(config.scheduler.pushedPollIntervalSeconds).toBe(3600);
+    const wanted = wantedSchedulers(config.scopes, 60, { intervalSeconds: 21_600, days: 7 }, config.scheduler.pushedPollIntervalSeconds);
+    expect(wanted.map((w) => `${w.id} ${w.every}`)).toEqual([
+      'poll.group.a 60000',
+      'poll.group.b 3600000',
+      'reconcile.group.a 21600000',
+      'reconcile.group.b 21600000',
+    ]);
+    expect(wanted[1]!.offset).toBeLessThan(3_600_000);
+  });
+});
