@@ -18,8 +18,8 @@ export class LiveEvents {
     private readonly random: () => number,
     private readonly settings: () => { lateEventsMaxSeconds: number; malformedRate: number },
     private perSecond = 0,
-    /** Called with each new event (the push export). */
-    private readonly onEvent?: (event: ApiEvent) => void,
+    /** Called with each new event and the moment it was created, in ms (the push export). */
+    private readonly onEvent?: (event: ApiEvent, createdMs: number) => void,
   ) {
     this.lastMs = now();
     this.setRate(perSecond);
@@ -56,7 +56,7 @@ export class LiveEvents {
       for (let i = 0; i < count; i += 1) {
         const late = lateEventsMaxSeconds > 0 ? Math.floor(this.random() * (lateEventsMaxSeconds + 1)) : 0;
         const event = this.dataset.addLiveEvent(scopeKey, nowSec - late, malformedRate);
-        this.onEvent?.(event);
+        this.onEvent?.(event, now - late * 1000);
       }
     }
   }

@@ -42,9 +42,14 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 const BASE_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 10_000;
 
-/** One event as the export writes it. */
-export function exportRecordOf(event: ApiEvent): Record<string, unknown> {
-  const createdMs = typeof event.created === 'string' ? Date.parse(event.created) : Number.NaN;
+/**
+ * One event as the export writes it. `createdMs`: the moment it was created, to the millisecond (the
+ * export's createdDate has milliseconds where the API's created has whole seconds).
+ */
+export function exportRecordOf(event: ApiEvent, createdAtMs?: number): Record<string, unknown> {
+  const apiMs = typeof event.created === 'string' ? Date.parse(event.created) : Number.NaN;
+  const createdMs =
+    Number.isFinite(apiMs) && createdAtMs !== undefined && Math.floor(createdAtMs / 1000) * 1000 === apiMs ? createdAtMs : apiMs;
   const payload = Object.fromEntries(Object.entries(event).filter(([key]) => !MAPPED_AWAY.has(key)));
   const body: Record<string, unknown> = {
     ...(event.id !== undefined ? { _id: event.id } : {}),
@@ -99,8 +104,9 @@ export class PushExport {
     this.timer.unref();
   }
 
-  add(event: ApiEvent): void {
-    if (!this.stopped) this.buffer.push({ id: typeof event.id === 'string' ? event.id : undefined, record: exportRecordOf(event) });
+  add(event: ApiEvent, createdMs?: number): void {
+    if (!this.stopped)
+      this.buffer.push({ id: typeof event.id === 'string' ? event.id : undefined, record: exportRecordOf(event, createdMs) });
   }
 
   /** Sends what is buffered as one batch (the faults apply). */

@@ -197,7 +197,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     () => rng.next(),
     () => faults.options,
     options.liveRatePerSecond ?? 0,
-    push ? (event) => push.add(event) : undefined,
+    push ? (event, createdMs) => push.add(event, createdMs) : undefined,
   );
   const logger = options.logger;
   const catalog = new EventTypeCatalog();
