@@ -288,12 +288,12 @@ export class Dataset {
   }
 
   /** One live event of a random type; malformed with probability `malformedRate`. */
-  /** Adds one live event; returns it as the API serves it (for the push export). */
-  addLiveEvent(scopeKey: string, createdSec: number, malformedRate: number): ApiEvent {
+  /** Adds one live event; with `materialize`, returns it as the API serves it (for the push export). */
+  addLiveEvent(scopeKey: string, createdSec: number, malformedRate: number, materialize = false): ApiEvent | undefined {
     const data = this.data(scopeKey);
     const name = pickWeighted(data.weighted, this.liveRng.next());
     const record = data.store.add(createdSec, this.typeIdFor(name), this.malformedFlag(this.liveRng, malformedRate));
-    return this.materialize(scopeKey, record, false);
+    return materialize ? this.materialize(scopeKey, record, false) : undefined;
   }
 
   private typeIdFor(name: string): number {

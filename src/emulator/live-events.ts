@@ -55,8 +55,9 @@ export class LiveEvents {
     for (const scopeKey of this.dataset.scopes()) {
       for (let i = 0; i < count; i += 1) {
         const late = lateEventsMaxSeconds > 0 ? Math.floor(this.random() * (lateEventsMaxSeconds + 1)) : 0;
-        const event = this.dataset.addLiveEvent(scopeKey, nowSec - late, malformedRate);
-        this.onEvent?.(event, now - late * 1000);
+        // Made into JSON only for a listener: the feed materializes events when a page asks.
+        const event = this.dataset.addLiveEvent(scopeKey, nowSec - late, malformedRate, this.onEvent !== undefined);
+        if (event) this.onEvent?.(event, now - late * 1000);
       }
     }
   }
