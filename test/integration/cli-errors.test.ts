@@ -273,18 +273,20 @@ describe('the API: one line naming the scope, the answer and the fix, exit 1', (
     const env = envFor(OWNER, { EVENTS_SCOPES: 'org:nosuchorg', EVENTS_MIRROR_CONFIG: writeConfigFile({ sync: { settleSeconds: 0 } }) });
     const sync = await runCli(['sync', '--once'], env);
     expect(sync.code).toBe(1);
-    // The table shows the answer, cut to its cell; `status --scope` prints the whole error.
-    expect(sync.stdout).toMatch(/org:nosuchorg .*failed: 404 ORG_NOT_FOUND: /);
+    // The problem is said once above the summary, whose row says only that the scope failed;
+    // `status --scope` prints the whole error.
+    expect(sync.stdout).toMatch(/^PROBLEM {2}org:nosuchorg: 404 ORG_NOT_FOUND: /m);
+    expect(sync.stdout).toMatch(/^org:nosuchorg .* failed$/m);
     expect(sync.stderr, 'our own failures are logged without a stack').not.toMatch(/"stack"|\n\s+at /);
     // `status` counts it by its code; `--failing` shows its answer, cut to the cell.
     const status = await runCli(['status'], env);
-    expect(status.code).toBe(0);
+    expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/^org:nosuchorg .*failing/m);
     expect(status.stdout).toContain('API_ORG_NOT_FOUND');
     const failing = await runCli(['status', '--failing'], env);
     expect(failing.stdout).toMatch(/org:nosuchorg .*404 ORG_NOT_FOUND/);
     const detail = await runCli(['status', '--scope', 'org:nosuchorg'], env);
-    expect(detail.code).toBe(0);
+    expect(detail.code).toBe(1);
     expect(detail.stdout).toMatch(
       /GET \/orgs\/nosuchorg\/events\?\S+ for org:nosuchorg failed: 404 ORG_NOT_FOUND: .+ \(no organization has this id: fix the scope in EVENTS_SCOPES or --scope\)/,
     );
