@@ -1,13 +1,13 @@
 /** `events-mirror backfill`'s work, loaded when the command runs: backfill.ts defines its flags. */
 import type { Scope } from '../scope.js';
-import { requireApiAccess, scopeSettings } from '../config.js';
+import { requireApiAccess } from '../config.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { backfillScope, type BackfillProgress } from '../sync/backfill.js';
 import { listenForShutdown } from '../shutdown-signals.js';
 import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_OK, createContext } from './context.js';
-import { requireKnownScopes } from './known-scopes.js';
+import { namedScopeSettings } from './known-scopes.js';
 import { terminalProgress } from './progress.js';
 import type { Logger } from '../logger.js';
 
@@ -36,13 +36,12 @@ export async function runBackfill(options: BackfillOptions): Promise<number> {
     return runEnqueueBackfill(config, logger, options.scope, options.from, to, { force: options.force === true });
   }
   requireApiAccess(config);
-  const settings = scopeSettings(config, options.scope);
   const shutdown = listenForShutdown();
   const progress = progressReporter(logger, options.scope.key);
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
-    await requireKnownScopes(runtime.warehouse.db, config, [options.scope]);
-    const result = await backfillScope(runtime.ctx, settings, options.from, to, {
+    const [settings] = await namedScopeSettings(runtime.warehouse.db, config, [options.scope], 'defaults');
+    const result = await backfillScope(runtime.ctx, settings!, options.from, to, {
       onWindow: progress.update,
       force: options.force === true,
     });

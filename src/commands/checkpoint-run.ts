@@ -1,7 +1,7 @@
 /** `events-mirror checkpoint`'s work, loaded when the command runs: checkpoint.ts defines its flags. */
 import type { Scope } from '../scope.js';
 import type { Kysely } from 'kysely';
-import { scopeSettings, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { UsageError } from '../errors.js';
 import { changeCheckpoint } from '../sync/checkpoint.js';
 import { scopeLockFor } from '../sync/lock.js';
@@ -13,7 +13,7 @@ import { getSyncState, type SyncState } from '../warehouse/state.repository.js';
 import type { Database } from '../warehouse/tables.js';
 import { EXIT_OK, createContext } from './context.js';
 import { scopesRunJson } from './fleet.js';
-import { requireKnownScopes } from './known-scopes.js';
+import { namedScopeSettings } from './known-scopes.js';
 
 export interface CheckpointOptions {
   scope: Scope;
@@ -27,7 +27,7 @@ export async function runCheckpoint(options: CheckpointOptions): Promise<number>
   const { config, logger } = createContext({ logFd: 2, interactive: true });
   const warehouse = await openWarehouse(config, logger);
   try {
-    await requireKnownScopes(warehouse.db, config, [options.scope]);
+    const [settings] = await namedScopeSettings(warehouse.db, config, [options.scope], 'defaults');
     const key = options.scope.key;
     if (!options.set && !options.reset) {
       const state = await getSyncState(warehouse.db, key);
@@ -40,7 +40,7 @@ export async function runCheckpoint(options: CheckpointOptions): Promise<number>
     }
     const { before, after } = await changeCheckpoint(
       { warehouse, lock: scopeLockFor(warehouse), settings: syncSettings(config), now: () => new Date() },
-      scopeSettings(config, options.scope),
+      settings!,
       options.set ? { kind: 'set', to: options.set } : { kind: 'reset' },
     );
     if (options.json) {

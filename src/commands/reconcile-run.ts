@@ -11,7 +11,6 @@ import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_FAILURE, EXIT_OK, createContext } from './context.js';
 import { scopesRunJson } from './fleet.js';
-import { requireKnownScopes } from './known-scopes.js';
 import { selectScopes } from './select-scopes.js';
 
 export interface ReconcileOptions {
@@ -27,11 +26,10 @@ export async function runReconcile(options: ReconcileOptions): Promise<number> {
   }
   const { config, logger } = createContext({ logFd: 2, interactive: true });
   requireApiAccess(config);
-  const scopes = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {
-    await requireKnownScopes(runtime.warehouse.db, config, options.scope ?? []);
+    const scopes = await selectScopes(runtime.warehouse.db, config, options.scope);
     const results = await mapWithConcurrency(scopes, config.sync.concurrency, (settings) =>
       reconcileScope(runtime.ctx, settings, {
         days: config.reconcile.days,

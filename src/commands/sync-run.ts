@@ -45,14 +45,13 @@ export async function runSync(options: SyncOptions): Promise<number> {
       );
     }
   }
-  const configured = selectScopes(config, options.scope);
   const shutdown = listenForShutdown();
   // A pass on a terminal shows scopes done and events landed (the summary table follows).
   const progress =
     options.once && !options.json ? terminalProgress('sync [{bar}] {value}/{total} scopes | {events} events', logger) : undefined;
   let events = 0;
   let scopesDone = 0;
-  let scopesTotal = configured.length;
+  let scopesTotal = 0;
   const runtime = await openSyncRuntime(config, logger, {
     signal: shutdown.signal,
     ...(progress
@@ -64,14 +63,15 @@ export async function runSync(options: SyncOptions): Promise<number> {
         }
       : {}),
   });
-  // Atlas v2 sources' event type catalogue: read before the first pass, then daily.
-  const catalogCredentials = catalogSources(
-    config,
-    configured.map((s) => s.credential),
-  );
   let catalogDueAt = 0;
   let served: ServedWarehouse | undefined;
   try {
+    const configured = await selectScopes(runtime.warehouse.db, config, options.scope);
+    // Atlas v2 sources' event type catalogue: read before the first pass, then daily.
+    const catalogCredentials = catalogSources(
+      config,
+      configured.map((s) => s.credential),
+    );
     if (options.serveSql !== undefined) {
       served = await serveWarehouse(runtime.warehouse.pglite!, { host: options.serveSqlHost, port: options.serveSql, logger });
       logger.info(

@@ -13,7 +13,7 @@ import type { ApiClients } from '../api/clients.js';
 import type { ScopeSettings } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { tryParseScope } from '../scope.js';
+import { tryParseScope, type Scope } from '../scope.js';
 import type { Database } from '../warehouse/database.js';
 import {
   activeDiscoveredBy,
@@ -75,17 +75,22 @@ export async function discoverScopes(deps: DiscoveryDeps, configured: readonly S
         logger.warn({ scope: org.scope.key, project: key }, `${org.scope.key}: discovered project ${key} skipped: not a scope`);
         continue;
       }
-      scopes.push({
-        scope,
-        eventTypes: org.eventTypes,
-        includeRaw: org.includeRaw,
-        startDate: org.startDate,
-        ...(org.credential ? { credential: org.credential } : {}),
-      });
+      scopes.push(discoveredProjectSettings(org, scope));
     }
   }
   logger.debug({ scopes: scopes.length, orgs: orgs.length }, `discovery: ${scopes.length} scopes`);
   return { scopes, orgs };
+}
+
+/** A discovered project is read with its organization's settings: credential, event types, raw, start date. */
+export function discoveredProjectSettings(org: ScopeSettings, scope: Scope): ScopeSettings {
+  return {
+    scope,
+    eventTypes: org.eventTypes,
+    includeRaw: org.includeRaw,
+    startDate: org.startDate,
+    ...(org.credential ? { credential: org.credential } : {}),
+  };
 }
 
 async function discoverOrg(deps: DiscoveryDeps, org: ScopeSettings, now: Date): Promise<{ projectKeys: string[]; report: OrgDiscovery }> {
