@@ -59,7 +59,7 @@ describe('--scope naming a discovered project', () => {
   /** Events published now but created hours ago: behind the lookback, so a sync misses them. */
   const publishLate = async (scope: string): Promise<string[]> => {
     const ids = fixture.emulator.dataset.addEvents(scope, 4, { createdMs: Date.now() - 30 * HOUR }).map((e) => e.id!);
-    const synced = await runCli(['sync', '--once', '--scope', scope], env);
+    const synced = await runCli(['sync', '--once'], env);
     expect(synced.code, synced.stderr).toBe(0);
     const held = new Set(await mirroredIds(warehouse.db, scope));
     expect(
@@ -86,6 +86,14 @@ describe('--scope naming a discovered project', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^backfilled ${scope} .*\\(4 new,`, 'm'));
     await expectMirrorEqualsEmulator(warehouse.db, fixture.emulator.dataset, fixture.emulator.dataset.scopes());
+  });
+
+  it('sync --once --scope syncs a discovered project alone', async () => {
+    const result = await runCli(['sync', '--once', '--scope', `group:${PAYMENTS}`], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`group:${PAYMENTS}`);
+    expect(result.stdout).not.toContain(`group:${STOREFRONT}`);
+    expect(result.stdout).not.toContain(`org:${ORG}`);
   });
 
   it('refuses a scope neither configured nor discovered, naming the fix', async () => {
