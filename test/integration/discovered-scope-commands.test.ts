@@ -106,6 +106,19 @@ describe('--scope naming a discovered project', () => {
           'add it to EVENTS_SCOPES, or add its organization with discoverProjects and run npx events-mirror sync --once, or drop the flag',
       );
     }
+    const orgDropped = {
+      ...env,
+      EVENTS_MIRROR_CONFIG: fixture.envWith({
+        credentials: { acme: { publicKey: ACME.publicKey, privateKeyEnv: 'ACME_PRIVATE_KEY' } },
+        scopes: [{ scope: `group:${PAYMENTS}`, credential: 'acme' }],
+      }).EVENTS_MIRROR_CONFIG,
+    };
+    const orphan = await runCli(['reconcile', '--scope', `group:${STOREFRONT}`], orgDropped);
+    expect(orphan.code, orphan.stderr).toBe(2);
+    expect(orphan.stderr).toContain(
+      `--scope group:${STOREFRONT} was discovered by org:${ORG}, which is no longer configured: ` +
+        `add org:${ORG} (with discoverProjects) or group:${STOREFRONT} to EVENTS_SCOPES`,
+    );
     const backfill = await runCli(['backfill', '--scope', stranger, '--from', daysAgo(1).toISOString()], env);
     expect(backfill.code).toBe(2);
     expect(backfill.stderr).toContain(`--scope ${stranger}: no such scope is configured or in the warehouse; known: group:${PAYMENTS}`);
