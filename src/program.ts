@@ -23,11 +23,12 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { stopQuietlyWhenOutputCloses } from './closed-output.js';
+import { packageVersion } from './package-version.js';
 
 export function buildProgram(): Command {
   const program = new Command('events-mirror')
     .description('Mirror the Events API (project and organization activity feeds) into PostgreSQL')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride();
   registerMigrateCommand(program);

@@ -6,7 +6,7 @@
  * layout (src/, migrations/, config/ and node_modules/ beside them), so the CLI finds its
  * configuration and migrations the way `dist/` does.
  */
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -44,7 +44,9 @@ export async function buildCli(root: string, outDir: string): Promise<string> {
     logLevel: 'silent',
     absWorkingDir: root,
   });
-  writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module' }));
+  // The name and version `--version` reads (src/package-version.ts), and ES modules as in the project.
+  const { name, version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ name, version, type: 'module' }));
   for (const linked of ['node_modules', 'config']) symlinkSync(path.join(root, linked), path.join(outDir, linked), 'dir');
   return path.join(outDir, 'src', 'cli.js');
 }

@@ -17,6 +17,7 @@ export const SLOW_TEST_FILES: readonly string[] = [
   'test/integration/atlas-v2-token-buckets.test.ts',
   'test/integration/cli-sql.test.ts',
   'test/integration/quick-start.test.ts',
+  'test/integration/installed-package.test.ts',
   'test/integration/html-report.test.ts',
   'test/integration/test-services.test.ts',
   'test/integration/silent-network-deadlines.test.ts',
