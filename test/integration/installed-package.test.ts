@@ -104,7 +104,10 @@ describe('the packed package, installed with npm install -g', () => {
   });
 
   it('sync --once against `events-mirror emulator` mirrors every event the checkout mirrors, and migrate, worker and scheduler run', async () => {
-    const emulator = spawn('events-mirror', ['emulator', '--port', '0', '--events-per-scope', '300', '--days', '7'], { cwd: work, env: userEnv() });
+    const emulator = spawn('events-mirror', ['emulator', '--port', '0', '--events-per-scope', '300', '--days', '7'], {
+      cwd: work,
+      env: userEnv(),
+    });
     const exited = waitForExit(emulator, 600_000);
     exited.catch(() => undefined);
     try {
