@@ -95,13 +95,14 @@ describe('the packed package, installed with npm install -g', () => {
     expect(result.stdout.trim()).toBe(manifest.version);
   });
 
+  // A whole demo and a whole sync: minutes on a loaded 2-core machine, against about 30 s quiet.
   it('demo runs with no services and writes only under the working folder', async () => {
     const result = await runInstalled(['demo']);
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     expect(result.stdout).toMatch(/[\d,]+ events mirrored from 4 scopes/);
     expect(readdirSync(path.join(work, 'data'))).toContain('demo');
     expect(readdirSync(home)).toEqual([]);
-  });
+  }, 300_000);
 
   it('sync --once against `events-mirror emulator` mirrors every event the checkout mirrors, and migrate, worker and scheduler run', async () => {
     const emulator = spawn('events-mirror', ['emulator', '--port', '0', '--events-per-scope', '300', '--days', '7'], {
@@ -158,7 +159,7 @@ describe('the packed package, installed with npm install -g', () => {
       emulator.kill('SIGTERM');
       await exited;
     }
-  });
+  }, 600_000);
 });
 
 async function eventIds(url: string): Promise<string[]> {
