@@ -4,7 +4,7 @@
  */
 const layer = (name) => `^src/${name}/`;
 const SHARED =
-  '^src/(config|deadline|errors|json-text|jsonb-numbers|logger|scope|terminal-lines|time|shutdown-signals|utf8-text|wasm-modules)\\.ts$';
+  '^src/(config|deadline|errors|json-text|jsonb-numbers|listen|logger|scope|terminal-lines|time|shutdown-signals|utf8-text|wasm-modules)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -4,8 +4,8 @@
  * headers and errors, and the faults of faults.ts; the other resources (projects, event types) are
  * resource-answers.ts's. One debug log line per request; never the Authorization header.
  */
+import { listenOn, urlHost } from '../listen.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Dataset, defaultScopeIds, generatedProjects } from './dataset.js';
 import { DigestVerifier } from './digest-verifier.js';
@@ -134,11 +134,6 @@ function splitPrefix(path: string): { prefix: string; rest: string; v2: boolean 
     if (path.startsWith(`${prefix}/`)) return { prefix, rest: path.slice(prefix.length), v2: prefix === ATLAS_V2_PREFIX };
   }
   return undefined;
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -391,14 +386,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   server.keepAliveTimeout = 30_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, options.port ?? 8080, options.host ?? '127.0.0.1');
   const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
   const baseUrl = `${url}${API_PREFIX}`;
   origin = url;

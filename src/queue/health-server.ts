@@ -7,8 +7,8 @@
  * - `/healthz`: the same checks in detail, for people (200 or 503, each check's result).
  * `/metrics` serves the Prometheus registry.
  */
+import { listenOn, urlHost } from '../listen.js';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { withDeadline } from '../deadline.js';
 import { errorMessage } from '../errors.js';
@@ -92,18 +92,10 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     reply(404, 'text/plain', 'not found: try /livez, /readyz, /healthz or /metrics\n');
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const port = await listenOn(server, options.port, options.host);
   return {
     port,
-    url: `http://${shownHost}:${port}`,
+    url: `http://${urlHost(options.host)}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

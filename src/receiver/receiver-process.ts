@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import { armHardStop, exitEvenIfSocketsLinger, listenForShutdown } from '../shutdown-signals.js';
 import { startHealthServer, type HealthServer } from '../queue/health-server.js';
 import { createWarehouse, type Warehouse } from '../warehouse/database.js';
-import { assertMigrated, migrateToLatest } from '../warehouse/migrator.js';
+import { assertMigrated, readyForWrites } from '../warehouse/migrator.js';
 import { createReceiverMetrics } from './receiver-metrics.js';
 import { startReceiverServer, type ReceiverServer } from './receiver-server.js';
 
@@ -56,14 +56,7 @@ async function openReceiverWarehouse(config: Config, logger: Logger): Promise<Wa
     deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
   });
-  try {
-    if (warehouse.kind === 'pglite') await migrateToLatest(warehouse, logger);
-    else await assertMigrated(warehouse);
-    return warehouse;
-  } catch (error) {
-    await warehouse.close();
-    throw error;
-  }
+  return readyForWrites(warehouse, logger);
 }
 
 export async function runReceiverProcess(config: Config, logger: Logger, options: ReceiverProcessOptions): Promise<number> {

@@ -9,9 +9,9 @@
  * - 429 when more requests wait on the warehouse than it is given, 503 when the warehouse fails:
  *   both with Retry-After, so the sender retries. Nothing is acknowledged that was not committed.
  */
+import { listenOn, urlHost } from '../listen.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Warehouse } from '../warehouse/database.js';
@@ -166,18 +166,10 @@ export async function startReceiverServer(options: ReceiverServerOptions): Promi
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
     : createHttpServer(listener);
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const port = await listenOn(server, options.port, options.host);
   return {
     port,
-    url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}${LOGS_PATH}`,
+    url: `${options.tls ? 'https' : 'http'}://${urlHost(options.host)}:${port}${LOGS_PATH}`,
     close: () =>
       new Promise<void>((resolve) => {
         // Requests in flight finish (their answer says what committed); idle connections close now.

@@ -7,7 +7,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createWarehouse, type Warehouse } from '../warehouse/database.js';
-import { assertMigrated, migrateToLatest } from '../warehouse/migrator.js';
+import { readyForWrites } from '../warehouse/migrator.js';
 import type { SyncSettings } from './run-window.js';
 
 export function syncSettings(config: Config): SyncSettings {
@@ -35,12 +35,5 @@ export async function openWarehouse(config: Config, logger: Logger): Promise<War
     deadlines: { connectTimeoutMs: config.database.connectTimeoutMs, queryTimeoutMs: config.database.queryTimeoutMs },
     logger,
   });
-  try {
-    if (warehouse.kind === 'pglite') await migrateToLatest(warehouse, logger);
-    else await assertMigrated(warehouse);
-    return warehouse;
-  } catch (error) {
-    await warehouse.close();
-    throw error;
-  }
+  return readyForWrites(warehouse, logger);
 }

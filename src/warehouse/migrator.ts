@@ -118,3 +118,18 @@ function throwOnFailure(warehouse: Warehouse, outcome: MigrationResultSet): void
     },
   );
 }
+
+/**
+ * A warehouse just opened, made ready for writes: the embedded one is migrated here (it is ours and
+ * has no release step), a PostgreSQL one must have been migrated by `migrate`. Closed when it is not ready.
+ */
+export async function readyForWrites(warehouse: Warehouse, logger?: Logger): Promise<Warehouse> {
+  try {
+    if (warehouse.kind === 'pglite') await migrateToLatest(warehouse, logger);
+    else await assertMigrated(warehouse);
+    return warehouse;
+  } catch (error) {
+    await warehouse.close();
+    throw error;
+  }
+}

@@ -11,6 +11,7 @@
  * keep it on loopback. PGlite runs a statement on the process's one thread: a long client query
  * holds the whole process (the mirror's requests wait, and may time out and be retried) until it ends.
  */
+import { listenOn } from '../listen.js';
 import { createServer, type Socket } from 'node:net';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -64,14 +65,9 @@ export async function serveWarehouse(session: PgliteSession, options: ServeOptio
     socket.on('close', () => sockets.delete(socket));
     new ServedConnection(socket, turns, capBytes, options.logger);
   });
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    port = await listenOn(server, options.port, options.host);
   } catch (error) {
     await turns.close();
     if ((error as { code?: unknown }).code === 'EADDRINUSE') {
@@ -79,8 +75,6 @@ export async function serveWarehouse(session: PgliteSession, options: ServeOptio
     }
     throw error;
   }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
   let closed: Promise<void> | undefined;
   return {
     host: options.host,
