@@ -11,7 +11,7 @@ import { openSyncRuntime } from '../sync/runtime.js';
 import { formatTimestamp } from '../time.js';
 import { EXIT_FAILURE, EXIT_OK, createContext } from './context.js';
 import { scopesRunJson } from './fleet.js';
-import { selectScopes } from './select-scopes.js';
+import { requireScopesUnlessNamed, selectScopes } from './select-scopes.js';
 
 export interface ReconcileOptions {
   scope?: Scope[];
@@ -26,6 +26,7 @@ export async function runReconcile(options: ReconcileOptions): Promise<number> {
   }
   const { config, logger } = createContext({ logFd: 2, interactive: true });
   requireApiAccess(config);
+  requireScopesUnlessNamed(config, options.scope);
   const shutdown = listenForShutdown();
   const runtime = await openSyncRuntime(config, logger, { signal: shutdown.signal });
   try {

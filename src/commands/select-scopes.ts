@@ -12,3 +12,8 @@ export async function selectScopes(db: Kysely<Database>, config: Config, chosen:
   if (!chosen || chosen.length === 0) return [...requireScopes(config)];
   return namedScopeSettings(db, config, chosen, 'refuse');
 }
+
+/** Before the warehouse is opened: without `--scope`, the clear line when no scope is configured, so nothing is written. */
+export function requireScopesUnlessNamed(config: Config, chosen: Scope[] | undefined): void {
+  if (!chosen || chosen.length === 0) requireScopes(config);
+}

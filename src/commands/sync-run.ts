@@ -16,7 +16,7 @@ import { EXIT_FAILURE, EXIT_OK, createContext } from './context.js';
 import { serveWarehouse, type ServedWarehouse } from '../warehouse/pglite-served.js';
 import { scopesRunJson } from './fleet.js';
 import { terminalProgress } from './progress.js';
-import { selectScopes } from './select-scopes.js';
+import { requireScopesUnlessNamed, selectScopes } from './select-scopes.js';
 import { syncProblems } from './sync-problems.js';
 import { DEFAULT_CREDENTIAL } from '../credentials.js';
 
@@ -45,6 +45,7 @@ export async function runSync(options: SyncOptions): Promise<number> {
       );
     }
   }
+  requireScopesUnlessNamed(config, options.scope);
   const shutdown = listenForShutdown();
   // A pass on a terminal shows scopes done and events landed (the summary table follows).
   const progress =

@@ -114,7 +114,8 @@ describe('reconcile', () => {
     fixture.emulator.setFaults({ rate429: 0, rate5xx: 0, latencyMs: 0 });
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(faultsSeen.byStatus[429] ?? 0, 'a 429 was answered during the reconcile').toBeGreaterThan(before.byStatus[429] ?? 0);
-    expect(result.stdout).toMatch(/scope\s+range\s+windows\s+differing\s+re-read\s+recovered/);
+    // The shared range once, then a line a scope (80 columns; --json has every count).
+    expect(result.stdout).toMatch(/^range \S+Z\.\.\S+Z/m);
     expect(result.stdout).toContain('2 scopes consistent with the API');
     await expectMirrorEqualsEmulator(warehouse.db, dataset, scopes);
 

@@ -88,7 +88,8 @@ describe('schema changes', () => {
 
     const shown = await status();
     expect(changeCounts(shown)).toEqual({ eventTypes: before.eventTypes + 1, fields: before.fields + newFields });
-    expect(shown).toMatch(/new field\s+│?\s*CLUSTER_READY\.diskSizeGB\s.*group:60000000000000000000c0d1\s.*/);
+    // Each change's scope and first event stand on the line under it (80 columns).
+    expect(shown).toMatch(/new field\s+CLUSTER_READY\.diskSizeGB\n\s+in group:60000000000000000000c0d1, first event /);
     expect(shown).toContain(widened!.id);
     expect(shown).toMatch(/new event type\s+│?\s*STREAM_PROCESSOR_STARTED\s/);
   });
