@@ -51,5 +51,5 @@ describe('events-mirror demo', () => {
     }
     // The demo's scopes are all seconds behind: a line says so instead of a chart of equal bars.
     expect(html).toContain('<p class="empty" data-empty="sync-lag">No chart: every scope is');
-  });
+  }, 180_000);
 });

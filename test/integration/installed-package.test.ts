@@ -45,13 +45,17 @@ describe('the packed package, installed with npm install -g', () => {
   beforeAll(() => {
     for (const dir of [prefix, home, work, path.join(root, 'pack')]) mkdirSync(dir);
     const npmCache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+    // The machine's certificate authority for the registry lives in the real user's npm config,
+    // which the empty HOME hides: a package missing from the cache failed with SELF_SIGNED_CERT_IN_CHAIN.
+    const cafile = execFileSync('npm', ['config', 'get', 'cafile'], { encoding: 'utf8' }).trim();
+    const machineCa = cafile && cafile !== 'null' && cafile !== 'undefined' ? { npm_config_cafile: cafile } : {};
     execFileSync('npm', ['pack', '--silent', '--pack-destination', path.join(root, 'pack')], { cwd: PROJECT_ROOT, stdio: 'pipe' });
     tarball = path.join(root, 'pack', readdirSync(path.join(root, 'pack'))[0]!);
     tarballFiles = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
     // HOME is empty here too; npm's download cache is the machine's, so packages come from it when it has them.
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball], {
       cwd: work,
-      env: { ...userEnv(), npm_config_cache: npmCache },
+      env: { ...userEnv(), npm_config_cache: npmCache, ...machineCa },
       stdio: 'pipe',
     });
   }, 300_000);
