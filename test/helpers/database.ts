@@ -202,3 +202,15 @@ export async function checkpointedScopes(db: Kysely<Database>): Promise<number> 
     .executeTakeFirstOrThrow();
   return row.n;
 }
+
+/** The ids of the events mirrored into the database at `url` (schema `events_mirror`), in order. */
+export async function mirroredEventIds(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string }>('select id from events_mirror.events order by id');
+    return rows.map((row) => row.id);
+  } finally {
+    await client.end();
+  }
+}

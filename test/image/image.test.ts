@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js';
-import { createMigratedTestDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createMigratedTestDatabase, createTestDatabase, mirroredEventIds as eventIds, type TestDatabase } from '../helpers/database.js';
 import { emulatorEnv, startTestEmulator, type RunningEmulator } from '../helpers/emulator.js';
 import { devOnlyPackages, NOT_SHIPPED } from '../helpers/package-contents.js';
 import { obliterateSyncQueue, waitFor } from '../helpers/queue-processes.js';
@@ -135,14 +134,3 @@ describe('the container image', () => {
     expect(logs.stdout).toContain('SIGTERM');
   });
 });
-
-async function eventIds(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ id: string }>('select id from events_mirror.events order by id');
-    return rows.map((row) => row.id);
-  } finally {
-    await client.end();
-  }
-}

@@ -4,9 +4,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { PROJECT_ROOT, runCli, waitForExit, type CliResult } from '../helpers/cli.js';
-import { createMigratedTestDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createMigratedTestDatabase, createTestDatabase, mirroredEventIds as eventIds, type TestDatabase } from '../helpers/database.js';
 import { devOnlyPackages, installedPackages, NOT_SHIPPED } from '../helpers/package-contents.js';
 import { obliterateSyncQueue, waitFor } from '../helpers/queue-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
@@ -165,14 +164,3 @@ describe('the packed package, installed with npm install -g', () => {
     }
   }, 600_000);
 });
-
-async function eventIds(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ id: string }>('select id from events_mirror.events order by id');
-    return rows.map((row) => row.id);
-  } finally {
-    await client.end();
-  }
-}
